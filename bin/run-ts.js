@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// node bin/run-ts.js <file.ts> [args…]: runs one TypeScript entry point (benchmarks, scripts).
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { register } from 'tsx/esm/api';
+
+register();
+const [file, ...rest] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: node bin/run-ts.js <file.ts> [args…]');
+  process.exit(2);
+}
+process.argv = [process.argv[0], file, ...rest];
+await import(pathToFileURL(resolve(file)).href);

@@ -1,0 +1,157 @@
+// launchpad start | keys create|list|revoke | migrate | openapi
+import { parseArgs } from 'node:util';
+import { ChainClients } from './chain/clients.ts';
+import { systemClock } from './clock.ts';
+import { buildServer } from './server.ts';
+import { loadSettings, SettingsError } from './settings.ts';
+import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
+import { openDatabase } from './store/db.ts';
+
+const USAGE = `usage:
+  launchpad start                     run the gateway (HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL, …)
+  launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]... [--expires <iso>] [--json]
+  launchpad keys list [--json]
+  launchpad keys revoke <key_id>
+  launchpad migrate                   apply database migrations and exit
+  launchpad openapi                   print the OpenAPI document`;
+
+async function start() {
+  const settings = loadSettings();
+  const database = await openDatabase(settings);
+  const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
+  const app = await buildServer({ settings, database, chains, clock: systemClock });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, settings.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ host: settings.host, port: settings.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  process.stdout.write(`launchpad gateway ready at http://${host}:${port}/v1\n`);
+}
+
+async function keys(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      plan: { type: 'string' },
+      scopes: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      expires: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const settings = loadSettings();
+  const database = await openDatabase(settings);
+  const store = new ApiKeyStore(database, settings.keyPrefix);
+  try {
+    const [action, id] = positionals;
+    if (action === 'create') {
+      if (!values.plan) throw new KeyOptionError('--plan is required');
+      if (values.scopes === undefined)
+        throw new KeyOptionError("--scopes is required (a comma list, or '*')");
+      const expiresAt = values.expires ? new Date(values.expires) : undefined;
+      if (expiresAt && Number.isNaN(expiresAt.getTime()))
+        throw new KeyOptionError('--expires must be an ISO date');
+      const scopes = values.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const { key, record } = await store.create({
+        plan: values.plan as PlanName,
+        scopes,
+        origins: values.origin ?? [],
+        expiresAt,
+      });
+      if (values.json) process.stdout.write(`${JSON.stringify({ key, key_id: record.keyId })}\n`);
+      else
+        process.stdout.write(
+          `key_id ${record.keyId}\nkey    ${key}\n(the key is shown once; store it now)\n`,
+        );
+    } else if (action === 'list') {
+      const all = (await store.list()).map(describeKey);
+      if (values.json) process.stdout.write(`${JSON.stringify(all)}\n`);
+      else
+        for (const k of all)
+          process.stdout.write(
+            `${k.key_id}  ${k.status.padEnd(7)}  ${k.plan.padEnd(10)}  ${k.scopes.join(',')}\n`,
+          );
+    } else if (action === 'revoke') {
+      if (!id || !/^[0-9a-f]{8}$/.test(id))
+        throw new KeyOptionError('keys revoke needs a key id (8 hex characters)');
+      if (!(await store.revoke(id))) throw new KeyOptionError(`no key ${id}`);
+      process.stdout.write(`revoked ${id}\n`);
+    } else {
+      throw new KeyOptionError(USAGE);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return start();
+    case 'keys':
+      return keys(rest);
+    case 'migrate': {
+      const database = await openDatabase(loadSettings());
+      await database.close();
+      process.stdout.write('migrations applied\n');
+      return;
+    }
+    case 'openapi': {
+      const settings = loadSettings();
+      const database = await openDatabase(settings);
+      const app = await buildServer({
+        settings,
+        database,
+        chains: new ChainClients({}, settings.rpcTimeoutMs),
+        clock: systemClock,
+        logger: false,
+      });
+      const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+      process.stdout.write(`${res.body}\n`);
+      await app.close();
+      await database.close();
+      return;
+    }
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (
+    err instanceof SettingsError ||
+    err instanceof KeyOptionError ||
+    (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
+    process.stderr.write(`launchpad: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`launchpad: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

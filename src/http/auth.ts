@@ -1,0 +1,92 @@
+// API-key authentication (spec: Authentication): key format, cached lookups, origin and scope checks.
+import type { Clock } from '../clock.ts';
+import {
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  hasScope,
+  keyPattern,
+  secretMatches,
+} from '../store/apiKeys.ts';
+import { ApiError } from './problems.ts';
+import type { Scope } from './scopes.ts';
+
+/** Spec: valid authorization data is cached at most 5 s, an unknown key id at most 2 s. */
+export const POSITIVE_TTL_MS = 5000;
+export const NEGATIVE_TTL_MS = 2000;
+const MAX_CACHED = 10_000;
+const TOUCH_EVERY_MS = 60_000;
+
+interface CacheEntry {
+  record: ApiKeyRecord | undefined;
+  until: number;
+}
+
+export interface AuthLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export class Authenticator {
+  private readonly pattern: RegExp;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly pending = new Map<string, Promise<ApiKeyRecord | undefined>>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly store: ApiKeyStore,
+    prefix: string,
+    private readonly clock: Clock,
+    private readonly log: AuthLogger,
+  ) {
+    this.pattern = keyPattern(prefix);
+  }
+
+  /** Resolves the key in the x-api-key header, in the order of the spec's outcome table. */
+  async authenticate(header: string | string[] | undefined, origin: string | undefined, scope: Scope) {
+    if (header === undefined)
+      throw new ApiError('missing_api_key', 'Send your API key in the x-api-key header');
+    const match = typeof header === 'string' ? this.pattern.exec(header) : null;
+    if (!match) throw new ApiError('invalid_api_key', 'The API key is malformed');
+    const [, keyId, secret] = match as unknown as [string, string, string];
+    const record = await this.lookup(keyId);
+    if (!record || !secretMatches(secret, record.secretHash)) {
+      throw new ApiError('invalid_api_key', 'The API key does not verify');
+    }
+    const now = this.clock.now();
+    if (record.status !== 'active') throw new ApiError('invalid_api_key', 'The API key has been revoked');
+    if (record.expiresAt && record.expiresAt.getTime() <= now) {
+      throw new ApiError('invalid_api_key', 'The API key has expired');
+    }
+    if (origin !== undefined && !record.origins.includes(origin)) {
+      throw new ApiError('origin_not_allowed', `Origin ${origin} is not allowed for this API key`);
+    }
+    if (!hasScope(record, scope)) throw new ApiError('insufficient_scope', `This operation needs ${scope}`);
+    this.touch(record.keyId, now);
+    return record;
+  }
+
+  private async lookup(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const now = this.clock.now();
+    const hit = this.cache.get(keyId);
+    if (hit && hit.until > now) return hit.record;
+    let inflight = this.pending.get(keyId);
+    if (!inflight) {
+      inflight = this.store.find(keyId).finally(() => this.pending.delete(keyId));
+      this.pending.set(keyId, inflight);
+    }
+    const record = await inflight;
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.delete(keyId);
+    this.cache.set(keyId, { record, until: now + (record ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+    return record;
+  }
+
+  /** Records last use at most once a minute per key, off the request path. */
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId) ?? 0;
+    if (now - last < TOUCH_EVERY_MS) return;
+    this.touched.set(keyId, now);
+    this.store.touch(keyId, new Date(now)).catch((err: unknown) => {
+      this.log.warn({ err, key_id: keyId }, 'could not record key use');
+    });
+  }
+}

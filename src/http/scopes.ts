@@ -1,0 +1,16 @@
+// Scope names (REFERENCE §2.2). Each route names the one it needs in the route catalog.
+export const READ_SCOPES = ['config:read', 'tokens:read', 'wallets:read', 'transactions:read'] as const;
+export const PREPARE_SCOPES = [
+  'launches:prepare',
+  'swaps:quote',
+  'swaps:prepare',
+  'claims:prepare',
+  'metadata:prepare',
+  'announcements:prepare',
+] as const;
+export const SCOPES = [...READ_SCOPES, ...PREPARE_SCOPES] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

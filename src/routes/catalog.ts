@@ -1,0 +1,187 @@
+// Every route of the spec (and the routes REFERENCE.md proposes), with the scope it needs: the one place
+// that says which key scope an operation takes. Routes without a module yet answer not_found after auth.
+import type { Scope } from '../http/scopes.ts';
+
+export interface RouteEntry {
+  method: 'GET' | 'POST';
+  /** Path below /v1, in fastify syntax. */
+  url: string;
+  /** Key scope; null = no key (health, documents). */
+  scope: Scope | null;
+  summary: string;
+  tag: string;
+}
+
+export const ROUTES = {
+  health: { method: 'GET', url: '/health', scope: null, summary: 'Service health', tag: 'health' },
+  openapi: {
+    method: 'GET',
+    url: '/openapi.json',
+    scope: null,
+    summary: 'This OpenAPI document',
+    tag: 'health',
+  },
+  config: {
+    method: 'GET',
+    url: '/config',
+    scope: 'config:read',
+    summary: 'Integration configuration',
+    tag: 'config',
+  },
+  token_list: { method: 'GET', url: '/tokens', scope: 'tokens:read', summary: 'Token list', tag: 'tokens' },
+  token_search: {
+    method: 'GET',
+    url: '/tokens/search',
+    scope: 'tokens:read',
+    summary: 'Token search',
+    tag: 'tokens',
+  },
+  token_detail: {
+    method: 'GET',
+    url: '/tokens/:chain_id/:token_address',
+    scope: 'tokens:read',
+    summary: 'Token detail',
+    tag: 'tokens',
+  },
+  creator_tokens: {
+    method: 'GET',
+    url: '/creators/:address/tokens',
+    scope: 'tokens:read',
+    summary: 'Tokens of a creator',
+    tag: 'tokens',
+  },
+  token_trades: {
+    method: 'GET',
+    url: '/tokens/:chain_id/:token_address/trades',
+    scope: 'tokens:read',
+    summary: 'Trades of a token',
+    tag: 'tokens',
+  },
+  token_announcements: {
+    method: 'GET',
+    url: '/tokens/:chain_id/:token_address/announcements',
+    scope: 'tokens:read',
+    summary: 'Announcements of a token',
+    tag: 'tokens',
+  },
+  holder_snapshot: {
+    method: 'GET',
+    url: '/tokens/:chain_id/:token_address/holders',
+    scope: 'tokens:read',
+    summary: 'Holder snapshot',
+    tag: 'tokens',
+  },
+  wallet_summary: {
+    method: 'GET',
+    url: '/wallets/:address',
+    scope: 'wallets:read',
+    summary: 'Wallet summary',
+    tag: 'wallets',
+  },
+  wallet_activity: {
+    method: 'GET',
+    url: '/wallets/:address/activity',
+    scope: 'wallets:read',
+    summary: 'Wallet activity',
+    tag: 'wallets',
+  },
+  fee_claims_read: {
+    method: 'GET',
+    url: '/wallets/:address/fee-claims',
+    scope: 'wallets:read',
+    summary: 'Fee-claim positions of a wallet',
+    tag: 'wallets',
+  },
+  transaction_status: {
+    method: 'GET',
+    url: '/transactions/:chain_id/:tx_hash',
+    scope: 'transactions:read',
+    summary: 'Transaction status',
+    tag: 'transactions',
+  },
+  swap_quote: {
+    method: 'POST',
+    url: '/swaps/quote',
+    scope: 'swaps:quote',
+    summary: 'Swap quote',
+    tag: 'swaps',
+  },
+  swap_prepare: {
+    method: 'POST',
+    url: '/swaps/prepare',
+    scope: 'swaps:prepare',
+    summary: 'Prepare a swap',
+    tag: 'swaps',
+  },
+  launch_prepare: {
+    method: 'POST',
+    url: '/launches/prepare',
+    scope: 'launches:prepare',
+    summary: 'Prepare a launch',
+    tag: 'launches',
+  },
+  vesting_claim_prepare: {
+    method: 'POST',
+    url: '/claims/vesting/prepare',
+    scope: 'claims:prepare',
+    summary: 'Prepare vesting claims',
+    tag: 'claims',
+  },
+  fee_claim_prepare: {
+    method: 'POST',
+    url: '/claims/fees/prepare',
+    scope: 'claims:prepare',
+    summary: 'Prepare fee claims',
+    tag: 'claims',
+  },
+  metadata_document_prepare: {
+    method: 'POST',
+    url: '/tokens/:chain_id/:token_address/metadata/document/prepare',
+    scope: 'metadata:prepare',
+    summary: 'Prepare a metadata-document update',
+    tag: 'metadata',
+  },
+  metadata_onchain_prepare: {
+    method: 'POST',
+    url: '/tokens/:chain_id/:token_address/metadata/onchain/prepare',
+    scope: 'metadata:prepare',
+    summary: 'Prepare name, symbol and extra-metadata updates',
+    tag: 'metadata',
+  },
+  metadata_legacy_prepare: {
+    method: 'POST',
+    url: '/tokens/:chain_id/:token_address/metadata/prepare',
+    scope: 'metadata:prepare',
+    summary: 'Deprecated combined metadata form',
+    tag: 'metadata',
+  },
+  announcement_prepare: {
+    method: 'POST',
+    url: '/tokens/:chain_id/:token_address/announcements/prepare',
+    scope: 'announcements:prepare',
+    summary: 'Prepare an announcement',
+    tag: 'announcements',
+  },
+} as const satisfies Record<string, RouteEntry>;
+
+export type Operation = keyof typeof ROUTES;
+
+/** Per-route data fastify keeps in `routeOptions.config`. */
+export interface RouteConfig {
+  operation: Operation;
+  scope: Scope | null;
+  /** A deprecated form that answers with Deprecation + Link (successor path). */
+  successor?: string;
+}
+
+/** Route options shared by every module: path, method, scope and the OpenAPI summary and tag. */
+export function routeBase(operation: Operation) {
+  const entry: RouteEntry = ROUTES[operation];
+  const config: RouteConfig = { operation, scope: entry.scope };
+  return {
+    method: entry.method,
+    url: `/v1${entry.url}`,
+    config,
+    schema: { summary: entry.summary, tags: [entry.tag], operationId: operation },
+  };
+}

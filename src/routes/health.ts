@@ -1,0 +1,73 @@
+// GET /v1/health: no key, no units. Database and limiter are required (503 when down); a chain whose
+// RPC is down makes the service "degraded" but it still serves the other chains.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ChainClients } from '../chain/clients.ts';
+import type { Clock } from '../clock.ts';
+import { Envelope, envelope } from '../http/envelope.ts';
+import { ApiError } from '../http/problems.ts';
+import { StringEnum } from '../http/validation.ts';
+import { CHAIN_IDS } from '../launchpad/chains.ts';
+import type { Database } from '../store/db.ts';
+import { VERSION } from '../version.ts';
+import { routeBase } from './catalog.ts';
+
+const Component = Type.Object({ status: StringEnum(['ok', 'down']), kind: Type.String() });
+const HealthData = Type.Object({
+  status: StringEnum(['ok', 'degraded', 'down']),
+  version: Type.String(),
+  database: Component,
+  limiter: Component,
+  chains: Type.Array(
+    Type.Object({
+      chain_id: Type.Integer(),
+      rpc: StringEnum(['ok', 'down', 'not_configured']),
+      providers_ok: Type.Integer(),
+      providers: Type.Integer(),
+      head_block: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  deps: { database: Database; chains: ChainClients; clock: Clock },
+) {
+  app.route({
+    ...routeBase('health'),
+    schema: {
+      ...routeBase('health').schema,
+      description:
+        'No API key and no units. 200 with status ok or degraded (a chain RPC is down); 503 ' +
+        'temporarily_unavailable with the same report in `health` when the database or limiter is down.',
+      response: { 200: Envelope(HealthData) },
+    },
+    handler: async (request) => {
+      const [database, chains] = await Promise.all([
+        deps.database.ping().then(
+          () => 'ok' as const,
+          (err: unknown) => {
+            request.log.warn({ err }, 'health: database is down');
+            return 'down' as const;
+          },
+        ),
+        Promise.all(CHAIN_IDS.map((id) => deps.chains.probe(id))),
+      ]);
+      const limiter = { status: 'ok' as const, kind: 'memory' };
+      const chainDown = chains.some((c) => c.rpc === 'down');
+      const report = {
+        status: database === 'down' ? ('down' as const) : chainDown ? ('degraded' as const) : ('ok' as const),
+        version: VERSION,
+        database: { status: database, kind: deps.database.kind },
+        limiter,
+        chains,
+      };
+      if (report.status === 'down') {
+        throw new ApiError('temporarily_unavailable', 'A required component is down: database', {
+          health: report,
+        });
+      }
+      return envelope(request.id, deps.clock.now(), report);
+    },
+  });
+}

@@ -1,0 +1,184 @@
+// Builds the fastify app from its dependencies (no globals): transport, auth, problems, routes.
+import swagger from '@fastify/swagger';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { ChainClients } from './chain/clients.ts';
+import type { Clock } from './clock.ts';
+import { Authenticator } from './http/auth.ts';
+import { deprecatedSuccessor, deprecationHeaders, rewriteLegacyUrl } from './http/deprecation.ts';
+import { requestId } from './http/envelope.ts';
+import { openapiOptions } from './http/openapi.ts';
+import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
+import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
+import { registerConfigRoutes } from './routes/config.ts';
+import { registerDocRoutes } from './routes/docs.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerPlannedRoutes } from './routes/planned.ts';
+import type { Settings } from './settings.ts';
+import { ApiKeyStore } from './store/apiKeys.ts';
+import type { Database } from './store/db.ts';
+
+export interface ServerDeps {
+  settings: Settings;
+  database: Database;
+  chains: ChainClients;
+  clock: Clock;
+  /** pino logger options, or false for none (benchmarks). */
+  logger?: boolean | object;
+}
+
+export const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Deprecation',
+  'Link',
+  'Idempotent-Replayed',
+].join(', ');
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: import('./store/apiKeys.ts').ApiKeyRecord | null;
+  }
+}
+
+/** Maps any thrown value to the problem the client sees; only ApiError details reach the client. */
+function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as FastifyError;
+  if (e?.validation) return validationProblem(e.validation as never, e.validationContext);
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('invalid_request', 'The request body is larger than the limit', { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('invalid_request', 'Send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', 'The JSON body is empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'The body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The URL is malformed');
+  }
+  // Body parser errors (e.g. prototype poisoning) carry a 4xx status and a safe message of fastify's own.
+  if (e instanceof SyntaxError || (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500 && e.code)) {
+    return new ApiError('invalid_request', 'The request could not be read');
+  }
+  request.log.error({ err }, 'internal_error');
+  return new ApiError('internal_error', 'An unexpected error occurred');
+}
+
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const { settings, database, clock } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? {
+      level: settings.logLevel,
+      redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
+    },
+    genReqId: (req) => requestId(req.headers['x-request-id']),
+    bodyLimit: settings.bodyLimitBytes,
+    rewriteUrl: rewriteLegacyUrl,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Framework-level failures (bad URL, bad content type) become problems too.
+    frameworkErrors: (err, request, reply) => sendProblem(request, reply, toApiError(err, request)),
+  });
+  app.setValidatorCompiler(compileValidator as never);
+
+  const keys = new ApiKeyStore(database, settings.keyPrefix);
+  const auth = new Authenticator(keys, settings.keyPrefix, clock, app.log);
+  let closing = false;
+
+  function sendProblem(request: FastifyRequest, reply: FastifyReply, err: ApiError) {
+    reply.header('x-request-id', request.id);
+    for (const [name, value] of Object.entries(err.extras.headers ?? {})) reply.header(name, value);
+    return reply
+      .code(err.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(problemBody(err, request.id, settings.docsUrl)));
+  }
+
+  app.decorateRequest('apiKey', null);
+  app.setErrorHandler((err, request, reply) => sendProblem(request, reply, toApiError(err, request)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      request,
+      reply,
+      new ApiError('not_found', `No operation at ${request.method} ${request.url}`),
+    ),
+  );
+
+  // Transport for every request, routed or not: request id, CORS, deprecation, shutdown.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const origin = request.headers.origin;
+    if (origin) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('vary', 'Origin');
+      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    }
+    const successor = deprecatedSuccessor(request.raw);
+    if (successor) reply.headers(deprecationHeaders(settings.docsUrl, successor));
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('temporarily_unavailable', 'The gateway is shutting down', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4).
+  app.addHook('onRoute', (route) => {
+    const scope = (route.config as { scope?: unknown } | undefined)?.scope;
+    if (!scope) return;
+    const hooks = route.onRequest ? [route.onRequest].flat() : [];
+    route.onRequest = [
+      ...hooks,
+      async (request: FastifyRequest) => {
+        request.apiKey = await auth.authenticate(
+          request.headers['x-api-key'],
+          request.headers.origin,
+          scope as never,
+        );
+      },
+    ];
+  });
+  app.addHook('preValidation', async (request) => rejectDuplicateQuery(request.query));
+
+  await app.register(swagger, openapiOptions(settings));
+
+  // Browser preflight: no key, no units; it only confirms transport (spec: Authentication 5).
+  app.route({
+    method: 'OPTIONS',
+    url: '*',
+    schema: { hide: true },
+    handler: async (_request, reply) => {
+      reply
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header('access-control-allow-headers', 'x-api-key, content-type, idempotency-key, x-request-id')
+        .header('access-control-max-age', '600')
+        .header('allow', 'GET, POST, OPTIONS');
+      return reply.code(204).send();
+    },
+  });
+
+  const routeDeps = { settings, database, chains: deps.chains, clock };
+  registerHealthRoutes(app, routeDeps);
+  registerConfigRoutes(app, routeDeps);
+  const planned = new Set<string>();
+  registerDocRoutes(app, planned);
+  for (const operation of registerPlannedRoutes(app, settings)) planned.add(operation);
+  return app;
+}

@@ -1,0 +1,85 @@
+// Environment -> typed settings, in one place. Nothing else reads process.env.
+import { resolve } from 'node:path';
+import { CHAIN_IDS, type ChainId } from './launchpad/chains.ts';
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres://… or undefined for the SQLite file in the data dir. */
+  databaseUrl: string | undefined;
+  keyPrefix: string;
+  /** Public base of the gateway (no trailing slash), used for docs links when DOCS_URL is unset. */
+  publicUrl: string;
+  docsUrl: string;
+  bodyLimitBytes: number;
+  rpcUrls: Partial<Record<ChainId, string[]>>;
+  rpcTimeoutMs: number;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+}
+
+export class SettingsError extends Error {}
+
+function int(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new SettingsError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new SettingsError(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const keyPrefix = env.KEY_PREFIX ?? 'lp_';
+  if (!/^[a-z0-9]{0,16}_?$/.test(keyPrefix)) {
+    throw new SettingsError(
+      'KEY_PREFIX must be up to 16 lowercase letters or digits, optionally ending in "_"',
+    );
+  }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new SettingsError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  const rpcUrls: Settings['rpcUrls'] = {};
+  for (const chainId of CHAIN_IDS) {
+    const raw = env[`RPC_URL_${chainId}`];
+    if (!raw) continue;
+    const urls = raw
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
+    for (const url of urls) {
+      if (!/^(https?|wss?):\/\//.test(url)) throw new SettingsError(`RPC_URL_${chainId} has an invalid URL`);
+    }
+    rpcUrls[chainId] = urls;
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = trimSlash(env.PUBLIC_URL || `http://${displayHost}:${port}`);
+  return {
+    host,
+    port,
+    dataDir: resolve(env.LAUNCHPAD_DATA_DIR || './.launchpad'),
+    databaseUrl,
+    keyPrefix,
+    publicUrl,
+    docsUrl: trimSlash(env.DOCS_URL || publicUrl),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 4 * 1024 * 1024, 1024),
+    rpcUrls,
+    rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1),
+  };
+}

@@ -1,0 +1,67 @@
+// The database: SQLite in the data dir by default, PostgreSQL when DATABASE_URL is set. Same schema, same
+// queries (kysely), migrations in code.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrate } from './migrations.ts';
+
+export interface ApiKeyTable {
+  key_id: string;
+  secret_hash: string;
+  plan: string;
+  /** JSON array of scope names, or ["*"]. */
+  scopes: string;
+  /** JSON array of allowed browser origins; empty = server key. */
+  origins: string;
+  status: string;
+  /** JSON object of per-key limit overrides (operator policy). */
+  overrides: string;
+  expires_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface Tables {
+  api_keys: ApiKeyTable;
+}
+
+export interface Database {
+  db: Kysely<Tables>;
+  kind: 'sqlite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  let db: Kysely<Tables>;
+  let kind: Database['kind'];
+  if (opts.databaseUrl) {
+    kind = 'postgres';
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    // An idle client that loses its connection must not crash the process; the next query reports it.
+    pool.on('error', () => {});
+    db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    kind = 'sqlite';
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = new SqliteDatabase(join(opts.dataDir, 'launchpad.sqlite'));
+    // WAL lets the CLI and a running server share the file; busy_timeout waits out short write locks.
+    file.pragma('journal_mode = WAL');
+    file.pragma('busy_timeout = 5000');
+    file.pragma('synchronous = NORMAL');
+    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
+  }
+  await migrate(db);
+  return {
+    db,
+    kind,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// Schema migrations, in code, applied in order at start (kysely's Migrator keeps the record and the lock).
+import { type Kysely, type Migration, Migrator } from 'kysely';
+
+// Migrations run against whatever schema exists at their point in history, so they take an untyped db.
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type AnyDb = Kysely<any>;
+
+const migrations: Record<string, Migration> = {
+  '0001_api_keys': {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('key_id', 'varchar(8)', (c) => c.primaryKey())
+        .addColumn('secret_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('plan', 'varchar(32)', (c) => c.notNull())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('origins', 'text', (c) => c.notNull())
+        .addColumn('status', 'varchar(16)', (c) => c.notNull())
+        .addColumn('overrides', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('expires_at', 'varchar(32)')
+        .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+        .addColumn('last_used_at', 'varchar(32)')
+        .execute();
+    },
+  },
+};
+
+export async function migrate(db: AnyDb): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
+  }
+}
