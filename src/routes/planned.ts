@@ -5,6 +5,7 @@ import { deprecationHeaders } from '../http/deprecation.ts';
 import { ApiError } from '../http/problems.ts';
 import type { Settings } from '../settings.ts';
 import { type Operation, ROUTES, routeBase } from './catalog.ts';
+import { REQUEST_BODIES } from './requestBodies.ts';
 
 export function registerPlannedRoutes(app: FastifyInstance, settings: Settings): Set<Operation> {
   const planned = new Set<Operation>();
@@ -14,7 +15,11 @@ export function registerPlannedRoutes(app: FastifyInstance, settings: Settings):
     planned.add(operation);
     app.route({
       ...base,
-      schema: { ...base.schema, description: 'Planned: this gateway version answers not_found.' },
+      schema: {
+        ...base.schema,
+        description: 'Planned: this gateway version answers not_found.',
+        ...(REQUEST_BODIES[operation] ? { body: REQUEST_BODIES[operation] } : {}),
+      },
       // The combined metadata form is deprecated whatever its body says (spec: Versioning).
       onRequest:
         operation === 'metadata_legacy_prepare'

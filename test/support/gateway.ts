@@ -1,0 +1,134 @@
+// Starts a real gateway on 127.0.0.1 (a random port) for a test, with a manual clock and its own data dir.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ChainClients } from '../../src/chain/clients.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { buildServer } from '../../src/server.ts';
+import { loadSettings, type Settings } from '../../src/settings.ts';
+import { ApiKeyStore, type NewKeyOptions } from '../../src/store/apiKeys.ts';
+import { type Database, openDatabase } from '../../src/store/db.ts';
+
+export interface TestGateway {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  settings: Settings;
+  database: Database;
+  keys: ApiKeyStore;
+  clock: ManualClock;
+  createKey(options?: Partial<NewKeyOptions>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A fresh, empty PostgreSQL database on the test cluster. */
+export async function freshPostgres(clusterUrl: string): Promise<string> {
+  const name = `lp_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: clusterUrl });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(clusterUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'launchpad-test-'));
+}
+
+export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const dataDir = tempDir();
+  const settings = loadSettings({ LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env });
+  const database = await openDatabase(settings);
+  const clock = new ManualClock(Date.now());
+  const app = await buildServer({
+    settings,
+    database,
+    chains: new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs),
+    clock,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const keys = new ApiKeyStore(database, settings.keyPrefix);
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    settings,
+    database,
+    keys,
+    clock,
+    async createKey(options = {}) {
+      const { key } = await keys.create(
+        { plan: 'developer', scopes: ['*'], origins: [], ...options },
+        new Date(clock.now()),
+      );
+      return key;
+    },
+    async close() {
+      await app.close();
+      await database.close().catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field
+  json: any;
+}
+
+export async function call(
+  gateway: { origin: string },
+  path: string,
+  init: {
+    key?: string;
+    method?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers['x-api-key'] = init.key;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${gateway.origin}${path}`, { method: init.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: text, json };
+}
+
+/** Asserts the spec's problem shape and returns the body. */
+export function expectProblem(reply: Reply, status: number, code: string) {
+  const problem = reply.json;
+  const where = `${reply.status} ${reply.body}`;
+  if (reply.status !== status) throw new Error(`expected ${status} ${code}, got ${where}`);
+  if (!reply.headers.get('content-type')?.startsWith('application/problem+json')) {
+    throw new Error(`expected problem+json, got ${reply.headers.get('content-type')}`);
+  }
+  for (const member of ['type', 'title', 'status', 'code', 'detail', 'action', 'instance', 'request_id']) {
+    if (problem?.[member] === undefined) throw new Error(`problem lacks ${member}: ${where}`);
+  }
+  if (problem.code !== code) throw new Error(`expected code ${code}, got ${where}`);
+  if (problem.status !== status) throw new Error(`problem status ${problem.status} != ${status}`);
+  if (problem.request_id !== reply.headers.get('x-request-id')) throw new Error('request_id != X-Request-Id');
+  if (problem.instance !== `urn:request:${problem.request_id}`)
+    throw new Error('instance is not the request URN');
+  if (!String(problem.type).endsWith(`/launchpad/api/errors-and-limits#${code.replaceAll('_', '-')}`)) {
+    throw new Error(`bad type ${problem.type}`);
+  }
+  return problem;
+}

@@ -1,0 +1,97 @@
+// vitest global setup: a private PostgreSQL cluster (initdb in a temp dir, 127.0.0.1, a free port) for
+// the storage tests, unless TEST_DATABASE_URL points at one already. Stopped and removed after the run.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+function findBin(name: string): string {
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (existsSync(join(dir, name))) return join(dir, name);
+  const root = '/usr/lib/postgresql';
+  if (existsSync(root)) {
+    for (const version of readdirSync(root).sort().reverse()) {
+      const bin = join(root, version, 'bin', name);
+      if (existsSync(bin)) return bin;
+    }
+  }
+  throw new Error(`PostgreSQL's ${name} was not found: install postgresql or set TEST_DATABASE_URL`);
+}
+
+function systemUser(name: string): { uid: number; gid: number } {
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${name}:`));
+  if (!line) throw new Error(`running as root needs a "${name}" system user for PostgreSQL`);
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export default async function setup(project: TestProject) {
+  if (process.env.TEST_DATABASE_URL) {
+    project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
+  // PostgreSQL refuses to run as root: run the cluster as the postgres system user when we are root.
+  const user = process.getuid?.() === 0 ? systemUser('postgres') : {};
+  if ('uid' in user) chownSync(dir, user.uid, user.gid);
+  execFileSync(findBin('initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8'], {
+    stdio: 'ignore',
+    ...user,
+  });
+  const port = await freePort();
+  const server: ChildProcess = spawn(
+    findBin('postgres'),
+    [
+      '-D',
+      join(dir, 'data'),
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+    ],
+    { stdio: 'ignore', ...user },
+  );
+  const pgIsReady = findBin('pg_isready');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      execFileSync(pgIsReady, ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+      break;
+    } catch {
+      if (Date.now() > deadline || server.exitCode !== null) throw new Error('PostgreSQL did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  project.provide('postgresUrl', `postgres://postgres@127.0.0.1:${port}/postgres`);
+  return async () => {
+    server.kill('SIGINT');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
