@@ -138,6 +138,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // A response finished during shutdown closes its keep-alive connection, so close() can complete.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4).
   app.addHook('onRoute', (route) => {

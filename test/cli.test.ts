@@ -1,0 +1,146 @@
+// The launchpad command as a user runs it: start, keys against a running server, graceful shutdown.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startFakeRpc } from './support/fakeRpc.ts';
+import { call, freshPostgres, tempDir } from './support/gateway.ts';
+
+const run = promisify(execFile);
+const BIN = 'bin/launchpad.js';
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+async function startProcess(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /ready at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  return { child, base, origin: base.replace(/\/v1$/, ''), output: () => out };
+}
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+}
+
+describe('launchpad start', () => {
+  it('prints the base URL once ready; keys made by the CLI work against the running server', async () => {
+    const env = { LAUNCHPAD_DATA_DIR: tempDir() };
+    const gw = await startProcess(env);
+    expect(gw.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+    const created = await cli(
+      ['keys', 'create', '--plan', 'developer', '--scopes', 'config:read', '--json'],
+      env,
+    );
+    const { key, key_id } = JSON.parse(created.stdout) as { key: string; key_id: string };
+    expect(key).toMatch(new RegExp(`^lp_launch_${key_id}_`));
+    expect((await call(gw, '/v1/config?chain_id=8453&include=chains', { key })).status).toBe(200);
+
+    const browser = await cli(
+      ['keys', 'create', '--plan', 'builder', '--scopes', '*', '--origin', 'https://app.example', '--json'],
+      env,
+    );
+    const browserKey = JSON.parse(browser.stdout).key as string;
+    expect(
+      (
+        await call(gw, '/v1/config?chain_id=8453&include=chains', {
+          key: browserKey,
+          headers: { origin: 'https://app.example' },
+        })
+      ).status,
+    ).toBe(200);
+
+    const listed = JSON.parse((await cli(['keys', 'list', '--json'], env)).stdout) as {
+      key_id: string;
+      scopes: string[];
+    }[];
+    expect(listed.map((k) => k.key_id)).toContain(key_id);
+    expect(JSON.stringify(listed)).not.toContain(key.split('_').pop());
+    expect((await cli(['keys', 'revoke', key_id], env)).stdout).toContain(`revoked ${key_id}`);
+    const after = JSON.parse((await cli(['keys', 'list', '--json'], env)).stdout) as {
+      key_id: string;
+      status: string;
+    }[];
+    expect(after.find((k) => k.key_id === key_id)?.status).toBe('revoked');
+
+    await expect(cli(['keys', 'create', '--plan', 'gold', '--scopes', '*'], env)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown plan'),
+    });
+    gw.child.kill('SIGTERM');
+    const [code] = await once(gw.child, 'exit');
+    expect(code).toBe(0);
+    // The key never reaches the logs.
+    expect(gw.output()).not.toContain(key.split('_').pop());
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', async () => {
+    const env = { LAUNCHPAD_DATA_DIR: tempDir(), DATABASE_URL: await freshPostgres(inject('postgresUrl')) };
+    const gw = await startProcess(env);
+    const { key } = JSON.parse(
+      (await cli(['keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'], env)).stdout,
+    );
+    expect((await call(gw, '/v1/config?chain_id=5042&include=chains', { key })).json.data.chain.name).toBe(
+      'Arc',
+    );
+    expect((await call(gw, '/v1/health')).json.data.database.kind).toBe('postgres');
+  });
+
+  it('refuses bad settings with a clear message', async () => {
+    await expect(cli(['start'], { PORT: 'eighty' })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('PORT must be a whole number'),
+    });
+    await expect(cli(['start'], { DATABASE_URL: 'mysql://x' })).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('on SIGTERM finishes in-flight requests, refuses new work and exits 0', async () => {
+    const slow = await startFakeRpc({ head: 7n, delayMs: 1500 });
+    try {
+      const gw = await startProcess({
+        LAUNCHPAD_DATA_DIR: tempDir(),
+        RPC_URL_8453: slow.url,
+        RPC_TIMEOUT_MS: '10000',
+      });
+      const inflight = call(gw, '/v1/health');
+      await new Promise((r) => setTimeout(r, 400)); // let the request reach the slow RPC
+      gw.child.kill('SIGTERM');
+      const exited = once(gw.child, 'exit');
+      await new Promise((r) => setTimeout(r, 200));
+      // New connections are refused while the in-flight request is still being served.
+      await expect(fetch(`${gw.base}/health`, { headers: { connection: 'close' } })).rejects.toThrow();
+      const r = await inflight;
+      expect(r.status).toBe(200);
+      expect(r.json.data.chains[0]).toMatchObject({ chain_id: 8453, rpc: 'ok', head_block: '7' });
+      const [code] = await exited;
+      expect(code).toBe(0);
+      await expect(fetch(`${gw.base}/health`)).rejects.toThrow();
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('launchpad openapi', () => {
+  it('prints the document', async () => {
+    const { stdout } = await cli(['openapi'], { LAUNCHPAD_DATA_DIR: tempDir() });
+    expect(JSON.parse(stdout).paths['/v1/config']).toBeDefined();
+  });
+});

@@ -1,0 +1,87 @@
+// Storage on both databases: migrations, the key store, and the gateway serving keys from each.
+import { describe, expect, inject, it } from 'vitest';
+import { ApiKeyStore, KeyOptionError } from '../src/store/apiKeys.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
+
+const backends = [
+  { name: 'sqlite', env: async (): Promise<Record<string, string>> => ({}) },
+  { name: 'postgres', env: async () => ({ DATABASE_URL: await freshPostgres(inject('postgresUrl')) }) },
+];
+
+describe.each(backends)('$name', ({ name, env }) => {
+  it('migrates idempotently and stores keys without their secrets', async () => {
+    const e = await env();
+    const opts = { databaseUrl: e.DATABASE_URL, dataDir: tempDir() };
+    const first = await openDatabase(opts);
+    expect(first.kind).toBe(name);
+    await first.close();
+    const database = await openDatabase(opts); // second start: migrations already applied
+    const store = new ApiKeyStore(database, 'lp_');
+    const now = new Date('2026-03-01T00:00:00.000Z');
+    const { key, record } = await store.create(
+      {
+        plan: 'builder',
+        scopes: ['tokens:read', 'config:read', 'tokens:read'],
+        origins: ['https://a.example/x'],
+      },
+      now,
+    );
+    expect(key).toMatch(/^lp_launch_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(record.keyId).toBe(key.split('_')[2]);
+    const secret = key.split('_').slice(3).join('_');
+    const rows = await database.db.selectFrom('api_keys').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(secret);
+
+    const found = await store.find(record.keyId);
+    expect(found).toMatchObject({
+      plan: 'builder',
+      origins: ['https://a.example'],
+      status: 'active',
+      expiresAt: null,
+      lastUsedAt: null,
+    });
+    expect([...(found?.scopes ?? [])]).toEqual(['config:read', 'tokens:read']);
+    expect(found?.createdAt.toISOString()).toBe(now.toISOString());
+
+    await store.touch(record.keyId, new Date('2026-03-02T00:00:00.000Z'));
+    expect((await store.find(record.keyId))?.lastUsedAt?.toISOString()).toBe('2026-03-02T00:00:00.000Z');
+    expect(await store.revoke(record.keyId)).toBe(true);
+    expect(await store.revoke('00000000')).toBe(false);
+    expect((await store.list()).map((k) => [k.keyId, k.status])).toEqual([[record.keyId, 'revoked']]);
+    expect(await store.find('00000000')).toBeUndefined();
+
+    await expect(store.create({ plan: 'gold' as never, scopes: [], origins: [] })).rejects.toThrow(
+      KeyOptionError,
+    );
+    await expect(store.create({ plan: 'developer', scopes: ['root'], origins: [] })).rejects.toThrow(
+      /unknown scopes/,
+    );
+    await expect(store.create({ plan: 'developer', scopes: [], origins: ['ftp://x'] })).rejects.toThrow(
+      /http/,
+    );
+    await database.close();
+  });
+
+  it('serves keyed requests from this database, and hides database faults', async () => {
+    const gw = await startGateway(await env());
+    try {
+      const key = await gw.createKey();
+      expect((await call(gw, '/v1/config?chain_id=4663&include=chains', { key })).status).toBe(200);
+      const health = await call(gw, '/v1/health');
+      expect(health.json.data.database).toEqual({ status: 'ok', kind: name });
+
+      // With the database gone, an uncached key lookup fails inside the gateway: 500, nothing leaked.
+      const other = await gw.createKey();
+      await gw.database.close();
+      const r = await call(gw, '/v1/config?chain_id=4663&include=chains', { key: other });
+      const p = expectProblem(r, 500, 'internal_error');
+      expect(p.detail).toBe('An unexpected error occurred');
+      expect(r.body).not.toMatch(/select|api_keys|at \/|sqlite|pool|stack/i);
+      const down = expectProblem(await call(gw, '/v1/health'), 503, 'temporarily_unavailable');
+      expect(down.health.database).toEqual({ status: 'down', kind: name });
+    } finally {
+      await gw.close();
+    }
+  });
+});
