@@ -54,8 +54,9 @@ export default async function setup(project: TestProject) {
   }
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
   // PostgreSQL refuses to run as root: run the cluster as the postgres system user when we are root.
-  const user = process.getuid?.() === 0 ? systemUser('postgres') : {};
-  if ('uid' in user) chownSync(dir, user.uid, user.gid);
+  const owner = process.getuid?.() === 0 ? systemUser('postgres') : undefined;
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  const user = owner ?? {};
   execFileSync(findBin('initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8'], {
     stdio: 'ignore',
     ...user,
