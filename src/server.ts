@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type onRequestHookHandler,
 } from 'fastify';
 import type { ChainClients } from './chain/clients.ts';
 import type { Clock } from './clock.ts';
@@ -14,6 +15,7 @@ import { requestId } from './http/envelope.ts';
 import { openapiOptions } from './http/openapi.ts';
 import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
 import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
+import type { RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -117,8 +119,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     ),
   );
 
-  // Transport for every request, routed or not: request id, CORS, deprecation, shutdown.
-  app.addHook('onRequest', async (request, reply) => {
+  // Transport for every request, routed or not: request id, CORS, deprecation, shutdown. Hooks are
+  // callback-style: on the hot path they finish synchronously, which is measurably cheaper than async ones.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     const origin = request.headers.origin;
     if (origin) {
@@ -130,36 +133,57 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (successor) reply.headers(deprecationHeaders(settings.docsUrl, successor));
     if (closing) {
       reply.header('connection', 'close');
-      throw new ApiError('temporarily_unavailable', 'The gateway is shutting down', {
-        headers: { 'retry-after': '1' },
-      });
+      done(
+        new ApiError('temporarily_unavailable', 'The gateway is shutting down', {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+      return;
     }
+    done();
   });
-  app.addHook('preClose', async () => {
+  // During shutdown, keep closing connections as they go idle so close() completes after in-flight work.
+  app.addHook('preClose', (done) => {
     closing = true;
-  });
-  // A response finished during shutdown closes its keep-alive connection, so close() can complete.
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
+    const timer = setInterval(() => app.server.closeIdleConnections(), 50);
+    timer.unref();
+    app.server.once('close', () => clearInterval(timer));
+    done();
   });
 
   // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4).
   app.addHook('onRoute', (route) => {
-    const scope = (route.config as { scope?: unknown } | undefined)?.scope;
+    const scope = (route.config as Partial<RouteConfig> | undefined)?.scope;
     if (!scope) return;
     const hooks = route.onRequest ? [route.onRequest].flat() : [];
-    route.onRequest = [
-      ...hooks,
-      async (request: FastifyRequest) => {
-        request.apiKey = await auth.authenticate(
-          request.headers['x-api-key'],
-          request.headers.origin,
-          scope as never,
-        );
-      },
-    ];
+    const authenticate: onRequestHookHandler = (request, _reply, done) => {
+      let outcome: ReturnType<typeof auth.authenticate>;
+      try {
+        outcome = auth.authenticate(request.headers['x-api-key'], request.headers.origin, scope);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      if (!(outcome instanceof Promise)) {
+        request.apiKey = outcome;
+        done();
+        return;
+      }
+      outcome.then((record) => {
+        request.apiKey = record;
+        done();
+      }, done);
+    };
+    route.onRequest = [...hooks, authenticate];
   });
-  app.addHook('preValidation', async (request) => rejectDuplicateQuery(request.query));
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      rejectDuplicateQuery(request.query);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
 
   await app.register(swagger, openapiOptions(settings));
 

@@ -40,14 +40,26 @@ export class Authenticator {
     this.pattern = keyPattern(prefix);
   }
 
-  /** Resolves the key in the x-api-key header, in the order of the spec's outcome table. */
-  async authenticate(header: string | string[] | undefined, origin: string | undefined, scope: Scope) {
+  /**
+   * Resolves the key in the x-api-key header, in the order of the spec's outcome table. Answers
+   * synchronously when the key id is cached (the common case) and with a promise after a database lookup.
+   */
+  authenticate(
+    header: string | string[] | undefined,
+    origin: string | undefined,
+    scope: Scope,
+  ): ApiKeyRecord | Promise<ApiKeyRecord> {
     if (header === undefined)
       throw new ApiError('missing_api_key', 'Send your API key in the x-api-key header');
     const match = typeof header === 'string' ? this.pattern.exec(header) : null;
     if (!match) throw new ApiError('invalid_api_key', 'The API key is malformed');
     const [, keyId, secret] = match as unknown as [string, string, string];
-    const record = await this.lookup(keyId);
+    const hit = this.cache.get(keyId);
+    if (hit && hit.until > this.clock.now()) return this.check(hit.record, secret, origin, scope);
+    return this.lookup(keyId).then((record) => this.check(record, secret, origin, scope));
+  }
+
+  private check(record: ApiKeyRecord | undefined, secret: string, origin: string | undefined, scope: Scope) {
     if (!record || !secretMatches(secret, record.secretHash)) {
       throw new ApiError('invalid_api_key', 'The API key does not verify');
     }
@@ -66,8 +78,6 @@ export class Authenticator {
 
   private async lookup(keyId: string): Promise<ApiKeyRecord | undefined> {
     const now = this.clock.now();
-    const hit = this.cache.get(keyId);
-    if (hit && hit.until > now) return hit.record;
     let inflight = this.pending.get(keyId);
     if (!inflight) {
       inflight = this.store.find(keyId).finally(() => this.pending.delete(keyId));

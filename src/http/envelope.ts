@@ -1,6 +1,41 @@
 // The success envelope {data, meta} and request ids.
+
+import { randomFillSync } from 'node:crypto';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ulid } from 'ulidx';
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+// Random bytes come from a pool refilled in 4 KiB blocks: one syscall per ~400 ids instead of one per
+// id, which profiling showed to be the largest cost of a cheap request.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+/** A ULID: 48-bit millisecond time then 80 random bits, in Crockford base32 (26 characters). */
+export function ulid(nowMs = Date.now()): string {
+  if (poolOffset + 10 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  let out = '';
+  let time = nowMs;
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[time % 32] + out;
+    time = Math.floor(time / 32);
+  }
+  // 80 bits = 16 characters of 5 bits, read from 10 pooled bytes.
+  let bits = 0;
+  let acc = 0;
+  for (let i = 0; i < 10; i++) {
+    acc = (acc << 8) | (pool[poolOffset + i] as number);
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  poolOffset += 10;
+  return out;
+}
 
 const CALLER_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
 
