@@ -3,8 +3,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 
-export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
 
 export interface Server {
   url: string;

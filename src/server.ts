@@ -12,6 +12,7 @@ import type { Clock } from './clock.ts';
 import { Authenticator } from './http/auth.ts';
 import { deprecatedSuccessor, deprecationHeaders, rewriteLegacyUrl } from './http/deprecation.ts';
 import { requestId } from './http/envelope.ts';
+import { lazyChildLogger } from './http/logging.ts';
 import { openapiOptions } from './http/openapi.ts';
 import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
 import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
@@ -87,6 +88,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
     },
     genReqId: (req) => requestId(req.headers['x-request-id']),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: settings.bodyLimitBytes,
     rewriteUrl: rewriteLegacyUrl,
     return503OnClosing: false,
