@@ -22,7 +22,9 @@ class LazyRequestLogger {
   }
 
   private write(level: Level, args: unknown[]): void {
-    if (!(this.parent as unknown as Logger).isLevelEnabled(level)) return;
+    // pino answers isLevelEnabled; fastify's null logger (logger: false) has no such method and logs nothing.
+    const parent = this.parent as unknown as Partial<Logger>;
+    if (!parent.isLevelEnabled?.(level)) return;
     this.real ??= this.parent.child(this.bindings, this.opts);
     (this.real[level] as (...a: unknown[]) => void)(...args);
   }
