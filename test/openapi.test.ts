@@ -4,7 +4,7 @@ import { ERROR_CODES, ERRORS } from '../src/http/problems.ts';
 import { call, startGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;
-// biome-ignore lint/suspicious/noExplicitAny: the document is inspected field by field
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is inspected field by field
 let doc: any;
 
 beforeAll(async () => {

@@ -91,8 +91,7 @@ function describe(e: ErrorObject, name: string): InvalidParameter {
       const reason = RANGE.has(e.keyword) || COUNT.has(e.keyword) ? 'range' : 'format';
       const what = e.keyword === 'pattern' ? `must match ${String(p.pattern)}` : (e.message ?? 'is invalid');
       const allowed = (e.parentSchema as Record<string, unknown> | undefined)?.[ALLOWED] as
-        | string[]
-        | undefined;
+        string[] | undefined;
       return { name, reason, detail: `${name || 'value'} ${what}`, ...(allowed ? { allowed } : {}) };
     }
   }
@@ -114,8 +113,7 @@ export function validationProblem(errors: ErrorObject[], part: string | undefine
     if (seen.has(item.name)) continue;
     seen.add(item.name);
     const code = (e.parentSchema as Record<string, unknown> | undefined)?.[INVALID_CODE] as
-      | ErrorCode
-      | undefined;
+      ErrorCode | undefined;
     if (e.keyword === 'enum' && code) {
       special ??= code;
       specialDetail ||= `${item.name} ${JSON.stringify(e.data)} is not supported; use one of ${item.allowed?.join(', ')}`;

@@ -2,7 +2,7 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 
 // Migrations run against whatever schema exists at their point in history, so they take an untyped db.
-// biome-ignore lint/suspicious/noExplicitAny: see above
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type AnyDb = Kysely<any>;
 
 const migrations: Record<string, Migration> = {

@@ -78,7 +78,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   body: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected field by field
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test responses are inspected field by field
   json: any;
 }
 
