@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ChainClients } from './chain/clients.ts';
 import { systemClock } from './clock.ts';
+import { MemoryBackend } from './http/limits/backend.ts';
+import { Limiter, openLimiter } from './http/limits/limits.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
@@ -19,7 +21,8 @@ async function start() {
   const settings = loadSettings();
   const database = await openDatabase(settings);
   const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
-  const app = await buildServer({ settings, database, chains, clock: systemClock });
+  const limiter = await openLimiter(settings, systemClock);
+  const app = await buildServer({ settings, database, chains, clock: systemClock, limiter });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -33,6 +36,7 @@ async function start() {
     try {
       await app.close();
       await database.close();
+      await limiter.backend.close();
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');
@@ -129,6 +133,7 @@ async function main(argv: string[]) {
         database,
         chains: new ChainClients({}, settings.rpcTimeoutMs),
         clock: systemClock,
+        limiter: new Limiter(new MemoryBackend(), systemClock),
         logger: false,
       });
       const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });

@@ -6,6 +6,8 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type onRequestHookHandler,
+  type preValidationAsyncHookHandler,
+  type preValidationHookHandler,
 } from 'fastify';
 import type { ChainClients } from './chain/clients.ts';
 import type { Clock } from './clock.ts';
@@ -14,6 +16,9 @@ import { deprecatedSuccessor, deprecationHeaders, rewriteLegacyUrl } from './htt
 import { requestId } from './http/envelope.ts';
 import { lazyChildLogger } from './http/logging.ts';
 import { openapiOptions } from './http/openapi.ts';
+import type { Limiter } from './http/limits/limits.ts';
+import { limitsFor } from './http/limits/plans.ts';
+import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
 import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
 import type { RouteConfig } from './routes/catalog.ts';
@@ -22,7 +27,7 @@ import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerPlannedRoutes } from './routes/planned.ts';
 import type { Settings } from './settings.ts';
-import { ApiKeyStore } from './store/apiKeys.ts';
+import { type ApiKeyRecord, ApiKeyStore, hasScope } from './store/apiKeys.ts';
 import type { Database } from './store/db.ts';
 
 export interface ServerDeps {
@@ -30,6 +35,7 @@ export interface ServerDeps {
   database: Database;
   chains: ChainClients;
   clock: Clock;
+  limiter: Limiter;
   /** pino logger options, or false for none (benchmarks). */
   logger?: boolean | object;
 }
@@ -50,6 +56,7 @@ export const EXPOSED_HEADERS = [
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: import('./store/apiKeys.ts').ApiKeyRecord | null;
+    admission: import('./http/limits/limits.ts').Admission | null;
   }
 }
 
@@ -81,7 +88,7 @@ function toApiError(err: unknown, request: FastifyRequest): ApiError {
 }
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
-  const { settings, database, clock } = deps;
+  const { settings, database, clock, limiter } = deps;
   const app = Fastify({
     logger: deps.logger ?? {
       level: settings.logLevel,
@@ -90,6 +97,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     genReqId: (req) => requestId(req.headers['x-request-id']),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: settings.bodyLimitBytes,
+    // request.ip honours X-Forwarded-For only from these proxies (per-source ceilings).
+    trustProxy: settings.trustedProxies.length > 0 ? settings.trustedProxies : false,
     rewriteUrl: rewriteLegacyUrl,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -99,7 +108,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(compileValidator as never);
 
   const keys = new ApiKeyStore(database, settings.keyPrefix);
-  const auth = new Authenticator(keys, settings.keyPrefix, clock, app.log);
+  const auth = new Authenticator(keys, settings.keyPrefix, clock, app.log, (source) =>
+    limiter.admitKeyLookup(source),
+  );
   let closing = false;
 
   function sendProblem(request: FastifyRequest, reply: FastifyReply, err: ApiError) {
@@ -112,6 +123,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   }
 
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('admission', null);
   app.setErrorHandler((err, request, reply) => sendProblem(request, reply, toApiError(err, request)));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -120,6 +132,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       new ApiError('not_found', `No operation at ${request.method} ${request.url}`),
     ),
   );
+
+  const checkQuery: preValidationHookHandler = (request, _reply, done) => {
+    try {
+      rejectDuplicateQuery(request.query);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  };
 
   // Transport for every request, routed or not: request id, CORS, deprecation, shutdown. Hooks are
   // callback-style: on the hot path they finish synchronously, which is measurably cheaper than async ones.
@@ -153,15 +174,21 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     done();
   });
 
-  // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4).
+  // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4); admit in
+  // preValidation, once the body names the wallet or creator a ceiling counts, and before validation
+  // (rule 5: a request that fails validation still costs its weight).
   app.addHook('onRoute', (route) => {
-    const scope = (route.config as Partial<RouteConfig> | undefined)?.scope;
-    if (!scope) return;
-    const hooks = route.onRequest ? [route.onRequest].flat() : [];
+    const config = route.config as Partial<RouteConfig> | undefined;
+    const ownPreValidation = route.preValidation ? [route.preValidation].flat() : [];
+    if (!config?.scope || !config.operation) {
+      route.preValidation = [checkQuery, ...ownPreValidation];
+      return;
+    }
+    const { scope, operation } = config;
     const authenticate: onRequestHookHandler = (request, _reply, done) => {
       let outcome: ReturnType<typeof auth.authenticate>;
       try {
-        outcome = auth.authenticate(request.headers['x-api-key'], request.headers.origin, scope);
+        outcome = auth.authenticate(request.headers['x-api-key'], request.headers.origin, request.ip);
       } catch (err) {
         done(err as Error);
         return;
@@ -176,16 +203,42 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         done();
       }, done);
     };
-    route.onRequest = [...hooks, authenticate];
+    const admit: preValidationAsyncHookHandler = async (request, reply) => {
+      const key = request.apiKey as ApiKeyRecord;
+      const query = (request.query ?? {}) as Record<string, unknown>;
+      const rule = UNITS[operation];
+      const maxPage = limitsFor(key).maxPage;
+      const oversized = rule.perRows !== undefined && pageSize(query) > maxPage;
+      const baseOnly = oversized || !hasScope(key, scope);
+      const units = baseOnly ? rule.base : weigh(operation, { query, body: request.body });
+      const admission = await limiter.admit({
+        key,
+        operation,
+        units,
+        baseOnly,
+        live: operation === 'config' && units > 1,
+        source: request.ip,
+        params: (request.params ?? {}) as Record<string, unknown>,
+        body: request.body,
+      });
+      request.admission = admission;
+      reply.headers(admission.headers);
+      Authenticator.requireScope(key, scope);
+      if (oversized) {
+        throw new ApiError('invalid_parameter', `limit must be at most ${maxPage} on this key's plan`, {
+          invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${maxPage}` }],
+        });
+      }
+    };
+    route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
+    route.preValidation = [admit, checkQuery, ...ownPreValidation];
   });
-  app.addHook('preValidation', (request, _reply, done) => {
-    try {
-      rejectDuplicateQuery(request.query);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
-  });
+  const release = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    request.admission?.release();
+    done();
+  };
+  app.addHook('onResponse', release);
+  app.addHook('onRequestAbort', (request, done) => release(request, undefined as never, done));
 
   await app.register(swagger, openapiOptions(settings));
 
@@ -204,7 +257,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     },
   });
 
-  const routeDeps = { settings, database, chains: deps.chains, clock };
+  const routeDeps = { settings, database, chains: deps.chains, clock, limiter };
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
   const planned = new Set<string>();

@@ -17,6 +17,10 @@ export interface Settings {
   rpcTimeoutMs: number;
   logLevel: string;
   shutdownTimeoutMs: number;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For is believed for the client address. */
+  trustedProxies: string[];
+  /** redis://… for limits shared by every replica; unset = in-process limits. */
+  redisUrl: string | undefined;
 }
 
 export class SettingsError extends Error {}
@@ -81,5 +85,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 1),
     logLevel: env.LOG_LEVEL || 'info',
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1),
+    trustedProxies: (env.TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+    redisUrl: env.REDIS_URL || undefined,
   };
 }

@@ -36,6 +36,8 @@ export class Authenticator {
     prefix: string,
     private readonly clock: Clock,
     private readonly log: AuthLogger,
+    /** Runs before a database lookup (the per-source ceiling on uncached lookups); may throw. */
+    private readonly beforeLookup: (source: string) => Promise<void> = async () => {},
   ) {
     this.pattern = keyPattern(prefix);
   }
@@ -47,7 +49,7 @@ export class Authenticator {
   authenticate(
     header: string | string[] | undefined,
     origin: string | undefined,
-    scope: Scope,
+    source: string,
   ): ApiKeyRecord | Promise<ApiKeyRecord> {
     if (header === undefined)
       throw new ApiError('missing_api_key', 'Send your API key in the x-api-key header');
@@ -55,11 +57,13 @@ export class Authenticator {
     if (!match) throw new ApiError('invalid_api_key', 'The API key is malformed');
     const [, keyId, secret] = match as unknown as [string, string, string];
     const hit = this.cache.get(keyId);
-    if (hit && hit.until > this.clock.now()) return this.check(hit.record, secret, origin, scope);
-    return this.lookup(keyId).then((record) => this.check(record, secret, origin, scope));
+    if (hit && hit.until > this.clock.now()) return this.check(hit.record, secret, origin);
+    return this.beforeLookup(source)
+      .then(() => this.lookup(keyId))
+      .then((record) => this.check(record, secret, origin));
   }
 
-  private check(record: ApiKeyRecord | undefined, secret: string, origin: string | undefined, scope: Scope) {
+  private check(record: ApiKeyRecord | undefined, secret: string, origin: string | undefined) {
     if (!record || !secretMatches(secret, record.secretHash)) {
       throw new ApiError('invalid_api_key', 'The API key does not verify');
     }
@@ -71,9 +75,13 @@ export class Authenticator {
     if (origin !== undefined && !record.origins.includes(origin)) {
       throw new ApiError('origin_not_allowed', `Origin ${origin} is not allowed for this API key`);
     }
-    if (!hasScope(record, scope)) throw new ApiError('insufficient_scope', `This operation needs ${scope}`);
     this.touch(record.keyId, now);
     return record;
+  }
+
+  /** The scope check, separate so that admission can charge the base weight first (metering rule 3). */
+  static requireScope(record: ApiKeyRecord, scope: Scope): void {
+    if (!hasScope(record, scope)) throw new ApiError('insufficient_scope', `This operation needs ${scope}`);
   }
 
   private async lookup(keyId: string): Promise<ApiKeyRecord | undefined> {

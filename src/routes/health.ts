@@ -8,6 +8,7 @@ import { Envelope, envelope } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
 import { StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
+import type { Limiter } from '../http/limits/limits.ts';
 import type { Database } from '../store/db.ts';
 import { VERSION } from '../version.ts';
 import { routeBase } from './catalog.ts';
@@ -31,7 +32,7 @@ const HealthData = Type.Object({
 
 export function registerHealthRoutes(
   app: FastifyInstance,
-  deps: { database: Database; chains: ChainClients; clock: Clock },
+  deps: { database: Database; chains: ChainClients; clock: Clock; limiter: Limiter },
 ) {
   app.route({
     ...routeBase('health'),
@@ -53,10 +54,21 @@ export function registerHealthRoutes(
         ),
         Promise.all(CHAIN_IDS.map((id) => deps.chains.probe(id))),
       ]);
-      const limiter = { status: 'ok' as const, kind: 'memory' };
+      const limiter = await deps.limiter.backend.ping().then(
+        () => ({ status: 'ok' as const, kind: deps.limiter.backend.kind }),
+        (err: unknown) => {
+          request.log.warn({ err }, 'health: limiter is down');
+          return { status: 'down' as const, kind: deps.limiter.backend.kind };
+        },
+      );
       const chainDown = chains.some((c) => c.rpc === 'down');
       const report = {
-        status: database === 'down' ? ('down' as const) : chainDown ? ('degraded' as const) : ('ok' as const),
+        status:
+          database === 'down' || limiter.status === 'down'
+            ? ('down' as const)
+            : chainDown
+              ? ('degraded' as const)
+              : ('ok' as const),
         version: VERSION,
         database: { status: database, kind: deps.database.kind },
         limiter,

@@ -6,10 +6,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { ChainClients } from '../../src/chain/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
+import { type Limiter, openLimiter } from '../../src/http/limits/limits.ts';
 import { buildServer } from '../../src/server.ts';
 import { loadSettings, type Settings } from '../../src/settings.ts';
 import { ApiKeyStore, type NewKeyOptions } from '../../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
+
+/** Per-key overrides that keep the key windows out of the way of tests about other behaviour. */
+export const UNLIMITED = { burstPerSecond: 1e9, unitsPerMinute: 1e9, daily: 1e9, monthly: 1e9 };
 
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
@@ -18,6 +22,7 @@ export interface TestGateway {
   database: Database;
   keys: ApiKeyStore;
   clock: ManualClock;
+  limiter: Limiter;
   createKey(options?: Partial<NewKeyOptions>): Promise<string>;
   close(): Promise<void>;
 }
@@ -43,7 +48,9 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const settings = loadSettings({ LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env });
   const database = await openDatabase(settings);
   const clock = new ManualClock(Date.now());
+  const limiter = await openLimiter(settings, clock);
   const app = await buildServer({
+    limiter,
     settings,
     database,
     chains: new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs),
@@ -59,9 +66,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     database,
     keys,
     clock,
+    limiter,
     async createKey(options = {}) {
       const { key } = await keys.create(
-        { plan: 'developer', scopes: ['*'], origins: [], ...options },
+        { plan: 'developer', scopes: ['*'], origins: [], overrides: UNLIMITED, ...options },
         new Date(clock.now()),
       );
       return key;
@@ -69,6 +77,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     async close() {
       await app.close();
       await database.close().catch(() => {});
+      await limiter.backend.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,84 @@
+// Limiter backends: in-process (default) and Redis (shared by every replica). Both admit a request only
+// when every counter and every concurrency slot has room, and then charge them all together.
+
+export interface CounterCheck {
+  /** Policy name, as sent in RateLimit-Policy (e.g. "minute", "launch-key-minute"). */
+  policy: string;
+  /** Storage key: policy, subject and window id. */
+  key: string;
+  limit: number;
+  cost: number;
+  /** End of the current window (ms); the counter expires then. */
+  endMs: number;
+}
+
+export interface SlotCheck {
+  policy: string;
+  key: string;
+  limit: number;
+}
+
+export interface AdmitResult {
+  admitted: boolean;
+  /** Per counter: its count after this request was charged (or, when refused, as it stands). */
+  counts: number[];
+  /** Policies that had no room. */
+  refused: string[];
+}
+
+export interface LimiterBackend {
+  readonly kind: 'memory' | 'redis';
+  admit(
+    counters: CounterCheck[],
+    slots: SlotCheck[],
+    lease: string,
+    nowMs: number,
+  ): AdmitResult | Promise<AdmitResult>;
+  release(slots: SlotCheck[], lease: string): void | Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One process's limits: exact and atomic because JavaScript runs admissions one at a time. */
+export class MemoryBackend implements LimiterBackend {
+  readonly kind = 'memory' as const;
+  private readonly counters = new Map<string, { count: number; endMs: number }>();
+  private readonly slots = new Map<string, Set<string>>();
+  private sweepIn = 10_000;
+
+  admit(counters: CounterCheck[], slots: SlotCheck[], lease: string, nowMs: number): AdmitResult {
+    if (--this.sweepIn <= 0) this.sweep(nowMs);
+    const refused: string[] = [];
+    const current = counters.map((c) => {
+      const entry = this.counters.get(c.key);
+      const count = entry && entry.endMs > nowMs ? entry.count : 0;
+      if (count + c.cost > c.limit) refused.push(c.policy);
+      return count;
+    });
+    for (const s of slots) if ((this.slots.get(s.key)?.size ?? 0) >= s.limit) refused.push(s.policy);
+    if (refused.length > 0) return { admitted: false, counts: current, refused };
+    const counts = counters.map((c, i) => {
+      const count = (current[i] as number) + c.cost;
+      this.counters.set(c.key, { count, endMs: c.endMs });
+      return count;
+    });
+    for (const s of slots) {
+      let set = this.slots.get(s.key);
+      if (!set) this.slots.set(s.key, (set = new Set()));
+      set.add(lease);
+    }
+    return { admitted: true, counts, refused };
+  }
+
+  release(slots: SlotCheck[], lease: string): void {
+    for (const s of slots) this.slots.get(s.key)?.delete(lease);
+  }
+
+  private sweep(nowMs: number) {
+    this.sweepIn = 10_000;
+    for (const [key, entry] of this.counters) if (entry.endMs <= nowMs) this.counters.delete(key);
+  }
+
+  async ping() {}
+  async close() {}
+}

@@ -1,0 +1,231 @@
+// Admission: which windows and ceilings a request meets, one atomic charge through the backend, the
+// RateLimit headers, and the 429 problem. The hook in server.ts calls `admit` once per keyed request.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Operation } from '../../routes/catalog.ts';
+import type { ApiKeyRecord } from '../../store/apiKeys.ts';
+import { ApiError } from '../problems.ts';
+import { type CounterCheck, type LimiterBackend, MemoryBackend, type SlotCheck } from './backend.ts';
+import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING, type Subject } from './ceilings.ts';
+import { limitsFor } from './plans.ts';
+import { WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
+
+/** What admission needs to know of a request. */
+export interface AdmissionInput {
+  key: ApiKeyRecord;
+  operation: Operation;
+  /** Units to charge. */
+  units: number;
+  /** Only the key's own windows are charged (insufficient scope, oversized page: spec metering rule 3). */
+  baseOnly: boolean;
+  /** Whether the request reads live chain data (configuration with suites or quotes). */
+  live: boolean;
+  source: string;
+  params: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface Admission {
+  headers: Record<string, string>;
+  /** Frees the request's concurrency slots; safe to call more than once. */
+  release(): void;
+}
+
+interface Policy {
+  check: CounterCheck;
+  window: WindowName;
+  /** Key windows are `rate_limit_exceeded`; every ceiling is `quota_exceeded`. */
+  rate: boolean;
+}
+
+const KEY_WINDOWS: {
+  policy: string;
+  window: WindowName;
+  limit: (l: ReturnType<typeof limitsFor>) => number;
+}[] = [
+  { policy: 'burst', window: 'second', limit: (l) => l.burstPerSecond },
+  { policy: 'minute', window: 'minute', limit: (l) => l.unitsPerMinute },
+  { policy: 'day', window: 'day', limit: (l) => l.daily },
+  { policy: 'month', window: 'month', limit: (l) => l.monthly },
+];
+
+function lower(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= 200
+    ? value.toLowerCase()
+    : undefined;
+}
+
+/** The counted identity for a ceiling's subject, or undefined when the request does not name it. */
+function subjectOf(subject: Subject, input: AdmissionInput): string | undefined {
+  const body = (input.body ?? {}) as Record<string, unknown>;
+  const key = input.key.keyId;
+  switch (subject) {
+    case 'key':
+      return key;
+    case 'key+creator':
+      return lower(body.creator) && `${key}:${lower(body.creator)}`;
+    case 'key+token':
+      return lower(input.params.token_address) && `${key}:${lower(input.params.token_address)}`;
+    case 'key+actor':
+      return lower(body.actor) && `${key}:${lower(body.actor)}`;
+    case 'wallet':
+      return lower(body.wallet);
+    case 'chain+caller':
+      return lower(body.caller) && `${String(body.chain_id)}:${lower(body.caller)}`;
+    case 'source':
+      return input.source;
+    case 'service':
+      return 'all';
+  }
+}
+
+function structuredQuote(s: string): string {
+  return `"${s}"`;
+}
+
+export class Limiter {
+  constructor(
+    readonly backend: LimiterBackend,
+    private readonly clock: Clock,
+    /** Prefix of every storage key (lets several deployments share one Redis). */
+    private readonly namespace = 'lp',
+  ) {}
+
+  private counter(
+    policy: string,
+    subject: string,
+    window: WindowName,
+    limit: number,
+    cost: number,
+    now: number,
+  ) {
+    const w = windowAt(window, now);
+    return { policy, key: `${this.namespace}:c:${policy}:${subject}:${w.id}`, limit, cost, endMs: w.endMs };
+  }
+
+  /** Uncached key lookups per source (spec: 60 per source per minute); throws quota_exceeded. */
+  async admitKeyLookup(source: string): Promise<void> {
+    const now = this.clock.now();
+    const check = this.counter(
+      KEY_LOOKUP_CEILING.name,
+      source,
+      KEY_LOOKUP_CEILING.window,
+      KEY_LOOKUP_CEILING.limit,
+      1,
+      now,
+    );
+    const result = await this.backend.admit([check], [], '', now);
+    if (!result.admitted) {
+      const retryAfter = String(Math.max(1, Math.ceil((check.endMs - now) / 1000)));
+      throw new ApiError('quota_exceeded', 'Too many lookups of unknown or uncached keys from this source', {
+        violated_policies: [check.policy],
+        headers: { 'retry-after': retryAfter },
+      });
+    }
+  }
+
+  /** Charges the request or throws the 429 problem; the headers go on the response either way. */
+  async admit(input: AdmissionInput): Promise<Admission> {
+    const now = this.clock.now();
+    const plan = limitsFor(input.key);
+    const policies: Policy[] = KEY_WINDOWS.map((w) => ({
+      check: this.counter(w.policy, input.key.keyId, w.window, w.limit(plan), input.units, now),
+      window: w.window,
+      rate: true,
+    }));
+    const slots: SlotCheck[] = [];
+    if (!input.baseOnly) {
+      for (const c of CEILINGS) {
+        if (!c.operations.includes(input.operation) || (c.liveConfigOnly && !input.live)) continue;
+        const subject = subjectOf(c.subject, input);
+        if (subject === undefined) continue;
+        policies.push({
+          check: this.counter(c.name, subject, c.window, c.limit, 1, now),
+          window: c.window,
+          rate: false,
+        });
+      }
+      for (const c of CONCURRENCY) {
+        if (!c.operations.includes(input.operation) || (c.liveConfigOnly && !input.live)) continue;
+        const subject = c.subject === 'key' ? input.key.keyId : 'all';
+        slots.push({ policy: c.name, key: `${this.namespace}:s:${c.name}:${subject}`, limit: c.limit });
+      }
+    }
+    const lease = randomUUID();
+    let result;
+    try {
+      result = await this.backend.admit(
+        policies.map((p) => p.check),
+        slots,
+        lease,
+        now,
+      );
+    } catch {
+      // A limiter that cannot answer never admits silently.
+      throw new ApiError('temporarily_unavailable', 'The rate limiter is unavailable', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    const headers = this.headers(policies, result.counts, now);
+    if (!result.admitted) {
+      const refused = new Set(result.refused);
+      const waits = policies
+        .filter((p) => refused.has(p.check.policy))
+        .map((p) => Math.max(1, Math.ceil((p.check.endMs - now) / 1000)));
+      const retryAfter = Math.max(1, ...waits);
+      const rate = policies.some((p) => p.rate && refused.has(p.check.policy));
+      throw new ApiError(
+        rate ? 'rate_limit_exceeded' : 'quota_exceeded',
+        `Limit reached: ${[...refused].join(', ')}; retry after ${retryAfter} s`,
+        { violated_policies: [...refused], headers: { ...headers, 'retry-after': String(retryAfter) } },
+      );
+    }
+    let released = false;
+    return {
+      headers,
+      release: () => {
+        if (released || slots.length === 0) return;
+        released = true;
+        Promise.resolve(this.backend.release(slots, lease)).catch(() => {});
+      },
+    };
+  }
+
+  /** RateLimit-Policy, RateLimit and X-RateLimit-* (REFERENCE §6.1), counted in units for key windows. */
+  private headers(policies: Policy[], counts: number[], now: number): Record<string, string> {
+    const states = policies.map((p, i) => {
+      const remaining = Math.max(0, p.check.limit - (counts[i] ?? 0));
+      return { p, remaining, reset: Math.max(0, Math.ceil((p.check.endMs - now) / 1000)) };
+    });
+    const policy = states
+      .map(({ p }) => {
+        const w = p.window === 'month' ? '' : `;w=${WINDOW_SECONDS[p.window]}`;
+        return `${structuredQuote(p.check.policy)};q=${p.check.limit}${w}${p.rate ? ';lp-unit="units"' : ''}`;
+      })
+      .join(', ');
+    // Most constraining first: the smallest share of its quota left.
+    const byPressure = [...states].sort(
+      (a, b) => a.remaining / a.p.check.limit - b.remaining / b.p.check.limit,
+    );
+    const shown = byPressure.filter((s, i) => i === 0 || s.remaining <= s.p.check.limit * 0.1);
+    const tightestKey = byPressure.find((s) => s.p.rate) as (typeof states)[number];
+    return {
+      'ratelimit-policy': policy,
+      ratelimit: shown
+        .map((s) => `${structuredQuote(s.p.check.policy)};r=${s.remaining};t=${s.reset}`)
+        .join(', '),
+      'x-ratelimit-limit': String(tightestKey.p.check.limit),
+      'x-ratelimit-remaining': String(tightestKey.remaining),
+      'x-ratelimit-reset': String(tightestKey.reset),
+    };
+  }
+}
+
+/** The limiter the settings ask for: in-process unless REDIS_URL names a shared Redis. */
+export async function openLimiter(settings: { redisUrl?: string }, clock: Clock): Promise<Limiter> {
+  if (settings.redisUrl) {
+    const { RedisBackend } = await import('./redis.ts');
+    return new Limiter(await RedisBackend.connect(settings.redisUrl), clock);
+  }
+  return new Limiter(new MemoryBackend(), clock);
+}
