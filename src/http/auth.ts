@@ -58,9 +58,7 @@ export class Authenticator {
     const [, keyId, secret] = match as unknown as [string, string, string];
     const hit = this.cache.get(keyId);
     if (hit && hit.until > this.clock.now()) return this.check(hit.record, secret, origin);
-    return this.beforeLookup(source)
-      .then(() => this.lookup(keyId))
-      .then((record) => this.check(record, secret, origin));
+    return this.lookup(keyId, source).then((record) => this.check(record, secret, origin));
   }
 
   private check(record: ApiKeyRecord | undefined, secret: string, origin: string | undefined) {
@@ -84,11 +82,14 @@ export class Authenticator {
     if (!hasScope(record, scope)) throw new ApiError('insufficient_scope', `This operation needs ${scope}`);
   }
 
-  private async lookup(keyId: string): Promise<ApiKeyRecord | undefined> {
+  /** One database lookup per key id at a time; concurrent requests for the same id share it. */
+  private async lookup(keyId: string, source: string): Promise<ApiKeyRecord | undefined> {
     const now = this.clock.now();
     let inflight = this.pending.get(keyId);
     if (!inflight) {
-      inflight = this.store.find(keyId).finally(() => this.pending.delete(keyId));
+      inflight = this.beforeLookup(source)
+        .then(() => this.store.find(keyId))
+        .finally(() => this.pending.delete(keyId));
       this.pending.set(keyId, inflight);
     }
     const record = await inflight;

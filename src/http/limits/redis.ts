@@ -9,7 +9,8 @@ import type { AdmitResult, CounterCheck, LimiterBackend, SlotCheck } from './bac
 const LEASE_MS = 5 * 60_000;
 
 // KEYS: n counter keys, then m slot keys. ARGV: n, m, now, lease, lease ms, then (limit, cost, end) per
-// counter and limit per slot. Returns {admitted (0/1), counts, refused indexes (1-based)}.
+// counter and limit per slot. Expiry is relative to the gateway's clock (PEXPIRE end - now), so a clock
+// offset between a gateway and Redis cannot expire a window early. Returns {admitted (0/1), counts, refused indexes (1-based)}.
 const ADMIT = `
 local n = tonumber(ARGV[1])
 local m = tonumber(ARGV[2])
@@ -38,7 +39,7 @@ if #refused > 0 then
 end
 for i = 1, n do
   counts[i] = redis.call('INCRBY', KEYS[i], tonumber(ARGV[5 + (i - 1) * 3 + 2]))
-  redis.call('PEXPIREAT', KEYS[i], tonumber(ARGV[5 + (i - 1) * 3 + 3]))
+  redis.call('PEXPIRE', KEYS[i], math.max(1, tonumber(ARGV[5 + (i - 1) * 3 + 3]) - now))
 end
 for j = 1, m do
   redis.call('ZADD', KEYS[n + j], now + leaseMs, lease)
