@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyRequest,
   type onRequestHookHandler,
   type preValidationAsyncHookHandler,
+  type preHandlerAsyncHookHandler,
   type preValidationHookHandler,
 } from 'fastify';
 import type { ChainClients } from './chain/clients.ts';
@@ -16,6 +17,7 @@ import { deprecatedSuccessor, deprecationHeaders, rewriteLegacyUrl } from './htt
 import { requestId } from './http/envelope.ts';
 import { lazyChildLogger } from './http/logging.ts';
 import { openapiOptions } from './http/openapi.ts';
+import { beginIdempotent, readIdempotencyKey } from './http/idempotency.ts';
 import type { Limiter } from './http/limits/limits.ts';
 import { limitsFor } from './http/limits/plans.ts';
 import { pageSize, UNITS, weigh } from './http/limits/units.ts';
@@ -28,6 +30,7 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerPlannedRoutes } from './routes/planned.ts';
 import type { Settings } from './settings.ts';
 import { type ApiKeyRecord, ApiKeyStore, hasScope } from './store/apiKeys.ts';
+import { IdempotencyStore } from './store/idempotency.ts';
 import type { Database } from './store/db.ts';
 
 export interface ServerDeps {
@@ -36,6 +39,8 @@ export interface ServerDeps {
   chains: ChainClients;
   clock: Clock;
   limiter: Limiter;
+  /** Extra routes registered with the gateway's hooks (tests use it for instrumented handlers). */
+  extraRoutes?: (app: FastifyInstance) => void;
   /** pino logger options, or false for none (benchmarks). */
   logger?: boolean | object;
 }
@@ -57,6 +62,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     apiKey: import('./store/apiKeys.ts').ApiKeyRecord | null;
     admission: import('./http/limits/limits.ts').Admission | null;
+    idempotencyKey: string | undefined;
+    idempotency: import('./http/idempotency.ts').IdempotencyState | null;
   }
 }
 
@@ -108,6 +115,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(compileValidator as never);
 
   const keys = new ApiKeyStore(database, settings.keyPrefix);
+  const idempotency = new IdempotencyStore(database, clock);
+  // Records older than 24 h are purged every 10 minutes (and never replayed once expired).
+  const purge = setInterval(() => {
+    idempotency.purge().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+  }, 600_000);
+  purge.unref();
   const auth = new Authenticator(keys, settings.keyPrefix, clock, app.log, (source) =>
     limiter.admitKeyLookup(source),
   );
@@ -124,6 +137,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('admission', null);
+  app.decorateRequest('idempotencyKey', undefined);
+  app.decorateRequest('idempotency', null);
   app.setErrorHandler((err, request, reply) => sendProblem(request, reply, toApiError(err, request)));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -168,6 +183,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // During shutdown, keep closing connections as they go idle so close() completes after in-flight work.
   app.addHook('preClose', (done) => {
     closing = true;
+    clearInterval(purge);
     const timer = setInterval(() => app.server.closeIdleConnections(), 50);
     timer.unref();
     app.server.once('close', () => clearInterval(timer));
@@ -229,7 +245,18 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
           invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${maxPage}` }],
         });
       }
+      request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
     };
+    // After validation (400s before execution are not stored), right before the handler.
+    const idempotent: preHandlerAsyncHookHandler = async (request, reply) => {
+      if (request.idempotencyKey === undefined) return;
+      const key = request.apiKey as ApiKeyRecord;
+      request.idempotency =
+        (await beginIdempotent(idempotency, request, reply, key.keyId, request.idempotencyKey)) ?? null;
+      if (reply.sent) return reply; // replayed
+    };
+    if (config.idempotency)
+      route.preHandler = [idempotent, ...(route.preHandler ? [route.preHandler].flat() : [])];
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
     route.preValidation = [admit, checkQuery, ...ownPreValidation];
   });
@@ -238,6 +265,18 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     done();
   };
   app.addHook('onResponse', release);
+  // Once a request has taken its idempotency record, its response (errors included) is stored before
+  // it is sent, so a retry that arrives after the response replays it exactly.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const state = request.idempotency;
+    if (!state) return payload;
+    request.idempotency = null;
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    const contentType = String(reply.getHeader('content-type') ?? 'application/json');
+    await idempotency.complete(state.keyId, state.idemKey, reply.statusCode, contentType, body);
+    return payload;
+  });
   app.addHook('onRequestAbort', (request, done) => release(request, undefined as never, done));
 
   await app.register(swagger, openapiOptions(settings));
@@ -261,6 +300,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
   const planned = new Set<string>();
+  deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);
   for (const operation of registerPlannedRoutes(app, settings)) planned.add(operation);
   return app;

@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const chains = '/v1/config?chain_id=8453&include=chains';
+const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 const wallet = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
 /** Parses `"name";r=…;t=…` members of the RateLimit header. */
@@ -185,7 +186,7 @@ describe('ceilings', () => {
     const key = await meteredKey();
     gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
     const launch = (creator: string) =>
-      call(gw, '/v1/launches/prepare', { key, method: 'POST', body: { creator } });
+      call(gw, '/v1/launches/prepare', { key, method: 'POST', body: { creator }, headers: idem() });
     expect((await launch(wallet(1))).status).toBe(404);
     const sameCreator = await launch(wallet(1));
     expect(expectProblem(sameCreator, 429, 'quota_exceeded').violated_policies).toEqual([
@@ -224,7 +225,7 @@ describe('ceilings', () => {
 
   it('counts per source behind a trusted proxy, and ignores X-Forwarded-For otherwise', async () => {
     gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
-    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    const from = (ip: string) => ({ 'x-forwarded-for': ip, ...idem() });
     let n = 100;
     const launch = async (ip: string) =>
       call(gw, '/v1/launches/prepare', {

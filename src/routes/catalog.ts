@@ -10,6 +10,8 @@ export interface RouteEntry {
   scope: Scope | null;
   summary: string;
   tag: string;
+  /** Idempotency-Key: required (launch, metadata document), or honoured when sent (every other POST). */
+  idempotency?: 'required' | 'optional';
 }
 
 export const ROUTES = {
@@ -105,6 +107,7 @@ export const ROUTES = {
     scope: 'swaps:quote',
     summary: 'Swap quote',
     tag: 'swaps',
+    idempotency: 'optional',
   },
   swap_prepare: {
     method: 'POST',
@@ -112,6 +115,7 @@ export const ROUTES = {
     scope: 'swaps:prepare',
     summary: 'Prepare a swap',
     tag: 'swaps',
+    idempotency: 'optional',
   },
   launch_prepare: {
     method: 'POST',
@@ -119,6 +123,7 @@ export const ROUTES = {
     scope: 'launches:prepare',
     summary: 'Prepare a launch',
     tag: 'launches',
+    idempotency: 'required',
   },
   vesting_claim_prepare: {
     method: 'POST',
@@ -126,6 +131,7 @@ export const ROUTES = {
     scope: 'claims:prepare',
     summary: 'Prepare vesting claims',
     tag: 'claims',
+    idempotency: 'optional',
   },
   fee_claim_prepare: {
     method: 'POST',
@@ -133,6 +139,7 @@ export const ROUTES = {
     scope: 'claims:prepare',
     summary: 'Prepare fee claims',
     tag: 'claims',
+    idempotency: 'optional',
   },
   metadata_document_prepare: {
     method: 'POST',
@@ -140,6 +147,7 @@ export const ROUTES = {
     scope: 'metadata:prepare',
     summary: 'Prepare a metadata-document update',
     tag: 'metadata',
+    idempotency: 'required',
   },
   metadata_onchain_prepare: {
     method: 'POST',
@@ -147,6 +155,7 @@ export const ROUTES = {
     scope: 'metadata:prepare',
     summary: 'Prepare name, symbol and extra-metadata updates',
     tag: 'metadata',
+    idempotency: 'optional',
   },
   metadata_legacy_prepare: {
     method: 'POST',
@@ -154,6 +163,7 @@ export const ROUTES = {
     scope: 'metadata:prepare',
     summary: 'Deprecated combined metadata form',
     tag: 'metadata',
+    idempotency: 'optional',
   },
   announcement_prepare: {
     method: 'POST',
@@ -161,6 +171,7 @@ export const ROUTES = {
     scope: 'announcements:prepare',
     summary: 'Prepare an announcement',
     tag: 'announcements',
+    idempotency: 'optional',
   },
 } as const satisfies Record<string, RouteEntry>;
 
@@ -170,14 +181,13 @@ export type Operation = keyof typeof ROUTES;
 export interface RouteConfig {
   operation: Operation;
   scope: Scope | null;
-  /** A deprecated form that answers with Deprecation + Link (successor path). */
-  successor?: string;
+  idempotency?: 'required' | 'optional';
 }
 
 /** Route options shared by every module: path, method, scope and the OpenAPI summary and tag. */
 export function routeBase(operation: Operation) {
   const entry: RouteEntry = ROUTES[operation];
-  const config: RouteConfig = { operation, scope: entry.scope };
+  const config: RouteConfig = { operation, scope: entry.scope, idempotency: entry.idempotency };
   return {
     method: entry.method,
     url: `/v1${entry.url}`,

@@ -23,8 +23,24 @@ export interface ApiKeyTable {
   last_used_at: string | null;
 }
 
+export interface IdempotencyTable {
+  key_id: string;
+  idem_key: string;
+  /** SHA-256 of method, route, path parameters and the canonical body. */
+  fingerprint: string;
+  state: 'running' | 'done';
+  /** A running record whose lease has passed belongs to a request that died; another may take it. */
+  lease_until: number;
+  status: number | null;
+  content_type: string | null;
+  body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
+  idempotency_records: IdempotencyTable;
 }
 
 export interface Database {

@@ -23,6 +23,29 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0002_idempotency': {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('idempotency_records')
+        .addColumn('key_id', 'varchar(8)', (c) => c.notNull())
+        .addColumn('idem_key', 'varchar(255)', (c) => c.notNull())
+        .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull())
+        .addColumn('state', 'varchar(8)', (c) => c.notNull())
+        .addColumn('lease_until', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('content_type', 'varchar(200)')
+        .addColumn('body', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_records_pk', ['key_id', 'idem_key'])
+        .execute();
+      await db.schema
+        .createIndex('idempotency_records_expires')
+        .on('idempotency_records')
+        .column('expires_at')
+        .execute();
+    },
+  },
 };
 
 export async function migrate(db: AnyDb): Promise<void> {

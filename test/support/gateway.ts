@@ -7,7 +7,7 @@ import pg from 'pg';
 import { ChainClients } from '../../src/chain/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { type Limiter, openLimiter } from '../../src/http/limits/limits.ts';
-import { buildServer } from '../../src/server.ts';
+import { buildServer, type ServerDeps } from '../../src/server.ts';
 import { loadSettings, type Settings } from '../../src/settings.ts';
 import { ApiKeyStore, type NewKeyOptions } from '../../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
@@ -43,13 +43,17 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'launchpad-test-'));
 }
 
-export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startGateway(
+  env: Record<string, string> = {},
+  extraRoutes?: ServerDeps['extraRoutes'],
+): Promise<TestGateway> {
   const dataDir = tempDir();
   const settings = loadSettings({ LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ...env });
   const database = await openDatabase(settings);
   const clock = new ManualClock(Date.now());
   const limiter = await openLimiter(settings, clock);
   const app = await buildServer({
+    extraRoutes,
     limiter,
     settings,
     database,
