@@ -1,6 +1,10 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s) and BENCH_CONNECTIONS tune the load runs.
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits`
+// runs one section.
 import { benchHttp } from './http.ts';
+import { benchLimits } from './limits.ts';
 
 console.log(`# launchpad-gateway benchmarks (${new Date().toISOString()}, node ${process.version})`);
-await benchHttp();
+const only = process.argv[2];
+if (!only || only === 'http') await benchHttp();
+if (!only || only === 'limits') await benchLimits();

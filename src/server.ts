@@ -6,7 +6,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type onRequestHookHandler,
-  type preValidationAsyncHookHandler,
   type preHandlerAsyncHookHandler,
   type preValidationHookHandler,
 } from 'fastify';
@@ -18,7 +17,7 @@ import { requestId } from './http/envelope.ts';
 import { lazyChildLogger } from './http/logging.ts';
 import { openapiOptions } from './http/openapi.ts';
 import { beginIdempotent, readIdempotencyKey } from './http/idempotency.ts';
-import type { Limiter } from './http/limits/limits.ts';
+import type { Admission, Limiter } from './http/limits/limits.ts';
 import { limitsFor } from './http/limits/plans.ts';
 import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
@@ -219,7 +218,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         done();
       }, done);
     };
-    const admit: preValidationAsyncHookHandler = async (request, reply) => {
+    // Callback-style with a synchronous path: the in-process limiter answers without a promise.
+    const admit: preValidationHookHandler = (request, reply, done) => {
       const key = request.apiKey as ApiKeyRecord;
       const query = (request.query ?? {}) as Record<string, unknown>;
       const rule = UNITS[operation];
@@ -227,25 +227,39 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       const oversized = rule.perRows !== undefined && pageSize(query) > maxPage;
       const baseOnly = oversized || !hasScope(key, scope);
       const units = baseOnly ? rule.base : weigh(operation, { query, body: request.body });
-      const admission = await limiter.admit({
-        key,
-        operation,
-        units,
-        baseOnly,
-        live: operation === 'config' && units > 1,
-        source: request.ip,
-        params: (request.params ?? {}) as Record<string, unknown>,
-        body: request.body,
-      });
-      request.admission = admission;
-      reply.headers(admission.headers);
-      Authenticator.requireScope(key, scope);
-      if (oversized) {
-        throw new ApiError('invalid_parameter', `limit must be at most ${maxPage} on this key's plan`, {
-          invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${maxPage}` }],
+      const afterAdmission = (admission: Admission) => {
+        request.admission = admission;
+        reply.headers(admission.headers);
+        Authenticator.requireScope(key, scope);
+        if (oversized) {
+          throw new ApiError('invalid_parameter', `limit must be at most ${maxPage} on this key's plan`, {
+            invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${maxPage}` }],
+          });
+        }
+        request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
+      };
+      let outcome: ReturnType<Limiter['admit']>;
+      try {
+        outcome = limiter.admit({
+          key,
+          operation,
+          units,
+          baseOnly,
+          live: operation === 'config' && units > 1,
+          source: request.ip,
+          params: (request.params ?? {}) as Record<string, unknown>,
+          body: request.body,
         });
+        if (!(outcome instanceof Promise)) {
+          afterAdmission(outcome);
+          done();
+          return;
+        }
+      } catch (err) {
+        done(err as Error);
+        return;
       }
-      request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
+      outcome.then(afterAdmission).then(() => done(), done);
     };
     // After validation (400s before execution are not stored), right before the handler.
     const idempotent: preHandlerAsyncHookHandler = async (request, reply) => {

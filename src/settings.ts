@@ -21,6 +21,8 @@ export interface Settings {
   trustedProxies: string[];
   /** redis://… for limits shared by every replica; unset = in-process limits. */
   redisUrl: string | undefined;
+  /** LIMITS=off disables rate limits and quotas entirely. */
+  limitsOff: boolean;
 }
 
 export class SettingsError extends Error {}
@@ -90,5 +92,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       .map((p) => p.trim())
       .filter(Boolean),
     redisUrl: env.REDIS_URL || undefined,
+    limitsOff: env.LIMITS === 'off',
   };
 }

@@ -1,10 +1,10 @@
 // Idempotency over real HTTP: header rules, exact replays, reuse with another body, in-progress
 // requests, leases that outlive a dead request, per-key scope, 24-hour retention.
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RouteConfig } from '../src/routes/catalog.ts';
 import { LEASE_MS, RETENTION_MS } from '../src/store/idempotency.ts';
-import { call, expectProblem, startGateway, type TestGateway } from './support/gateway.ts';
+import { call, expectProblem, freshPostgres, startGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;
 let runs = 0;
@@ -23,10 +23,10 @@ function extraRoutes(app: FastifyInstance) {
   });
 }
 
-beforeAll(async () => {
-  gw = await startGateway({}, extraRoutes);
-});
-afterAll(() => gw.close());
+const backends = [
+  { name: 'sqlite', env: async (): Promise<Record<string, string>> => ({}) },
+  { name: 'postgres', env: async () => ({ DATABASE_URL: await freshPostgres(inject('postgresUrl')) }) },
+];
 
 const post = (key: string, idem: string | undefined, body: unknown, path = '/v1/test/prepare') =>
   call(gw, path, {
@@ -36,7 +36,12 @@ const post = (key: string, idem: string | undefined, body: unknown, path = '/v1/
     headers: idem === undefined ? {} : { 'idempotency-key': idem },
   });
 
-describe('Idempotency-Key', () => {
+describe.each(backends)('Idempotency-Key on $name', ({ env }) => {
+  beforeAll(async () => {
+    gw = await startGateway(await env(), extraRoutes);
+  });
+  afterAll(() => gw.close());
+
   it('is required on launch and metadata-document prepare, and checked for length', async () => {
     const key = await gw.createKey();
     expectProblem(

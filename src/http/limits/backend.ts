@@ -27,7 +27,7 @@ export interface AdmitResult {
 }
 
 export interface LimiterBackend {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'off';
   admit(
     counters: CounterCheck[],
     slots: SlotCheck[],

@@ -5,7 +5,13 @@ import type { Clock } from '../../clock.ts';
 import type { Operation } from '../../routes/catalog.ts';
 import type { ApiKeyRecord } from '../../store/apiKeys.ts';
 import { ApiError } from '../problems.ts';
-import { type CounterCheck, type LimiterBackend, MemoryBackend, type SlotCheck } from './backend.ts';
+import {
+  type AdmitResult,
+  type CounterCheck,
+  type LimiterBackend,
+  MemoryBackend,
+  type SlotCheck,
+} from './backend.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING, type Subject } from './ceilings.ts';
 import { limitsFor } from './plans.ts';
 import { WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
@@ -83,6 +89,19 @@ function structuredQuote(s: string): string {
   return `"${s}"`;
 }
 
+// One RateLimit-Policy member per (policy, quota); they repeat on every request, so they are kept.
+const policyMembers = new Map<string, string>();
+function policyMember(p: Policy): string {
+  const id = `${p.check.policy}/${p.check.limit}`;
+  let member = policyMembers.get(id);
+  if (member === undefined) {
+    const w = p.window === 'month' ? '' : `;w=${WINDOW_SECONDS[p.window]}`;
+    member = `${structuredQuote(p.check.policy)};q=${p.check.limit}${w}${p.rate ? ';lp-unit="units"' : ''}`;
+    if (policyMembers.size < 10_000) policyMembers.set(id, member);
+  }
+  return member;
+}
+
 export class Limiter {
   constructor(
     readonly backend: LimiterBackend,
@@ -105,6 +124,7 @@ export class Limiter {
 
   /** Uncached key lookups per source (spec: 60 per source per minute); throws quota_exceeded. */
   async admitKeyLookup(source: string): Promise<void> {
+    if (this.backend.kind === 'off') return;
     const now = this.clock.now();
     const check = this.counter(
       KEY_LOOKUP_CEILING.name,
@@ -124,8 +144,12 @@ export class Limiter {
     }
   }
 
-  /** Charges the request or throws the 429 problem; the headers go on the response either way. */
-  async admit(input: AdmissionInput): Promise<Admission> {
+  /**
+   * Charges the request or throws the 429 problem; the headers go on the response either way. Answers
+   * synchronously when the backend does (in-process), so the hot path makes no promise.
+   */
+  admit(input: AdmissionInput): Admission | Promise<Admission> {
+    if (this.backend.kind === 'off') return UNLIMITED_ADMISSION;
     const now = this.clock.now();
     const plan = limitsFor(input.key);
     const policies: Policy[] = KEY_WINDOWS.map((w) => ({
@@ -151,21 +175,32 @@ export class Limiter {
         slots.push({ policy: c.name, key: `${this.namespace}:s:${c.name}:${subject}`, limit: c.limit });
       }
     }
-    const lease = randomUUID();
-    let result;
+    const lease = slots.length > 0 ? randomUUID() : '';
+    const checks = policies.map((p) => p.check);
+    let result: AdmitResult | Promise<AdmitResult>;
     try {
-      result = await this.backend.admit(
-        policies.map((p) => p.check),
-        slots,
-        lease,
-        now,
-      );
+      result = this.backend.admit(checks, slots, lease, now);
     } catch {
-      // A limiter that cannot answer never admits silently.
-      throw new ApiError('temporarily_unavailable', 'The rate limiter is unavailable', {
-        headers: { 'retry-after': '1' },
-      });
+      throw unavailable();
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (r) => this.finish(r, policies, slots, lease, now),
+        () => {
+          throw unavailable();
+        },
+      );
+    }
+    return this.finish(result, policies, slots, lease, now);
+  }
+
+  private finish(
+    result: AdmitResult,
+    policies: Policy[],
+    slots: SlotCheck[],
+    lease: string,
+    now: number,
+  ): Admission {
     const headers = this.headers(policies, result.counts, now);
     if (!result.admitted) {
       const refused = new Set(result.refused);
@@ -180,11 +215,12 @@ export class Limiter {
         { violated_policies: [...refused], headers: { ...headers, 'retry-after': String(retryAfter) } },
       );
     }
+    if (slots.length === 0) return { headers, release: noop };
     let released = false;
     return {
       headers,
       release: () => {
-        if (released || slots.length === 0) return;
+        if (released) return;
         released = true;
         Promise.resolve(this.backend.release(slots, lease)).catch(() => {});
       },
@@ -197,12 +233,7 @@ export class Limiter {
       const remaining = Math.max(0, p.check.limit - (counts[i] ?? 0));
       return { p, remaining, reset: Math.max(0, Math.ceil((p.check.endMs - now) / 1000)) };
     });
-    const policy = states
-      .map(({ p }) => {
-        const w = p.window === 'month' ? '' : `;w=${WINDOW_SECONDS[p.window]}`;
-        return `${structuredQuote(p.check.policy)};q=${p.check.limit}${w}${p.rate ? ';lp-unit="units"' : ''}`;
-      })
-      .join(', ');
+    const policy = policies.map(policyMember).join(', ');
     // Most constraining first: the smallest share of its quota left.
     const byPressure = [...states].sort(
       (a, b) => a.remaining / a.p.check.limit - b.remaining / b.p.check.limit,
@@ -221,8 +252,33 @@ export class Limiter {
   }
 }
 
+const noop = () => {};
+const UNLIMITED_ADMISSION: Admission = { headers: {}, release: noop };
+
+/** A limiter that cannot answer never admits silently. */
+function unavailable() {
+  return new ApiError('temporarily_unavailable', 'The rate limiter is unavailable', {
+    headers: { 'retry-after': '1' },
+  });
+}
+
+/** LIMITS=off: nothing is counted or refused (trusted internal deployments, and the benchmark baseline). */
+class OffBackend implements LimiterBackend {
+  readonly kind = 'off' as const;
+  admit(): AdmitResult {
+    return { admitted: true, counts: [], refused: [] };
+  }
+  release() {}
+  async ping() {}
+  async close() {}
+}
+
 /** The limiter the settings ask for: in-process unless REDIS_URL names a shared Redis. */
-export async function openLimiter(settings: { redisUrl?: string }, clock: Clock): Promise<Limiter> {
+export async function openLimiter(
+  settings: { redisUrl?: string; limitsOff?: boolean },
+  clock: Clock,
+): Promise<Limiter> {
+  if (settings.limitsOff) return new Limiter(new OffBackend(), clock);
   if (settings.redisUrl) {
     const { RedisBackend } = await import('./redis.ts');
     return new Limiter(await RedisBackend.connect(settings.redisUrl), clock);

@@ -1,0 +1,120 @@
+// Limits benchmark: the cost of one admission (µs/op) in the in-process and Redis backends, and
+// requests/s of the cheapest keyed route with each backend against the same route with LIMITS=off.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../src/clock.ts';
+import { type LimiterBackend, MemoryBackend } from '../src/http/limits/backend.ts';
+import { Limiter } from '../src/http/limits/limits.ts';
+import { RedisBackend } from '../src/http/limits/redis.ts';
+import type { ApiKeyRecord } from '../src/store/apiKeys.ts';
+import { type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
+
+const KEY: ApiKeyRecord = {
+  keyId: 'b0b0b0b0',
+  secretHash: Buffer.alloc(32),
+  plan: 'builder',
+  scopes: new Set(['*']),
+  origins: [],
+  status: 'active',
+  overrides: { burstPerSecond: 1e12, unitsPerMinute: 1e12, daily: 1e12, monthly: 1e12 },
+  expiresAt: null,
+  createdAt: new Date(0),
+  lastUsedAt: null,
+};
+
+async function admissionCost(backend: LimiterBackend, n: number): Promise<number> {
+  const limiter = new Limiter(backend, systemClock, `bench${Date.now()}`);
+  const input = {
+    key: KEY,
+    operation: 'config' as const,
+    units: 1,
+    baseOnly: false,
+    live: false,
+    source: '127.0.0.1',
+    params: {},
+    body: {},
+  };
+  for (let i = 0; i < 1000; i++) await limiter.admit(input);
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await limiter.admit(input);
+  return Number(process.hrtime.bigint() - t0) / 1000 / n;
+}
+
+async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+export async function benchLimits() {
+  const redis = await startRedis();
+  try {
+    const memoryUs = await admissionCost(new MemoryBackend(), 50_000);
+    const redisBackend = await RedisBackend.connect(redis.url);
+    const redisUs = await admissionCost(redisBackend, 5_000);
+    await redisBackend.close();
+    console.log('\n## Admission cost (one keyed request: 4 key windows, sequential calls)');
+    console.log('| backend | µs/op |');
+    console.log('|---|---:|');
+    console.log(`| in-process | ${memoryUs.toFixed(2)} |`);
+    console.log(`| Redis (Lua, loopback) | ${redisUs.toFixed(1)} |`);
+
+    const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
+    const base = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+    const key = JSON.parse(
+      execFileSync(process.execPath, ['bin/launchpad.js', 'keys', 'create', '--plan', 'builder', '--scopes', '*', '--json'], {
+        env: { ...process.env, ...base },
+      }).toString(),
+    ).key as string;
+    // Builder's windows would refuse a load test; lift them for this key so every request is admitted.
+    execFileSync(process.execPath, [
+      '-e',
+      `const D=require('better-sqlite3');new D(${JSON.stringify(join(dataDir, 'launchpad.sqlite'))}).prepare("update api_keys set overrides=?").run(JSON.stringify({burstPerSecond:1e12,unitsPerMinute:1e12,daily:1e12,monthly:1e12}))`,
+    ]);
+    const servers = {
+      off: await startServer(['bin/launchpad.js', 'start'], { ...base, LIMITS: 'off' }),
+      memory: await startServer(['bin/launchpad.js', 'start'], base),
+      redis: await startServer(['bin/launchpad.js', 'start'], { ...base, REDIS_URL: redis.url }),
+    };
+    const path = '/v1/config?chain_id=8453&include=chains';
+    const rounds: Record<'off' | 'memory' | 'redis', Load>[] = [];
+    try {
+      for (let i = 0; i < ROUNDS; i++) {
+        const round = {} as Record<'off' | 'memory' | 'redis', Load>;
+        for (const name of ['off', 'memory', 'redis'] as const) {
+          round[name] = await load(`${path} (limits ${name})`, `${servers[name].url}${path}`, { 'x-api-key': key });
+        }
+        rounds.push(round);
+      }
+    } finally {
+      for (const s of Object.values(servers)) await s.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    rounds.forEach((r, i) => printLoads(`Limits, round ${i + 1}`, [r.off, r.memory, r.redis], r.off));
+    const mem = median(rounds.map((r) => r.memory.rps / r.off.rps));
+    const red = median(rounds.map((r) => r.redis.rps / r.off.rps));
+    console.log(`\nmedian over ${ROUNDS} rounds, ratio to LIMITS=off (the "ceiling" column above):`);
+    console.log(`in-process limits = ${mem.toFixed(2)} (target >= 0.90): ${mem >= 0.9 ? 'met' : 'NOT met'}`);
+    console.log(`Redis limits = ${red.toFixed(2)} (target >= 0.60): ${red >= 0.6 ? 'met' : 'NOT met'}`);
+  } finally {
+    redis.child.kill('SIGTERM');
+    await once(redis.child, 'exit');
+  }
+}
