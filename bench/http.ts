@@ -1,35 +1,29 @@
 // Transport benchmark: a bare fastify hello route (the ceiling) against GET /v1/health and the
 // authenticated GET /v1/config?include=chains. All servers run at once and are measured in interleaved
 // rounds, so machine noise hits each alike; ratios are per round, and the median is reported.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
+import { createBenchKey, type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
 
 export async function benchHttp() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
   // Request logging off (warn) in the gateway, as the ceiling has no logger at all.
   const env = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
-  const key = JSON.parse(
-    execFileSync(
-      process.execPath,
-      ['bin/launchpad.js', 'keys', 'create', '--plan', 'builder', '--scopes', '*', '--json'],
-      { env: { ...process.env, ...env } },
-    ).toString(),
-  ).key as string;
+  const key = createBenchKey(env, dataDir);
   const hello = await startServer(['bin/run-ts.js', 'bench/helloServer.ts']);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);
   const rounds: { ceiling: Load; health: Load; config: Load }[] = [];
   try {
     for (let i = 0; i < ROUNDS; i++) {
       rounds.push({
-        ceiling: await load('bare fastify hello (ceiling)', `${hello.url}/hello`),
-        health: await load('GET /v1/health', `${gateway.url}/v1/health`),
+        ceiling: await load('bare fastify hello (ceiling)', `${hello.url}/hello`, {}, hello),
+        health: await load('GET /v1/health', `${gateway.url}/v1/health`, {}, gateway),
         config: await load(
           'GET /v1/config?chain_id=8453&include=chains (keyed)',
           `${gateway.url}/v1/config?chain_id=8453&include=chains`,
           { 'x-api-key': key },
+          gateway,
         ),
       });
     }
@@ -43,7 +37,11 @@ export async function benchHttp() {
   });
   const ratio = median(rounds.map((r) => r.config.rps / r.ceiling.rps));
   const healthRatio = median(rounds.map((r) => r.health.rps / r.ceiling.rps));
+  const cpuRatio = median(rounds.map((r) => r.ceiling.cpuUs / r.config.cpuUs));
   console.log(`\nmedian over ${ROUNDS} rounds: health / ceiling = ${healthRatio.toFixed(2)}`);
+  console.log(
+    `median over ${ROUNDS} rounds: authenticated config / ceiling by server CPU per request = ${cpuRatio.toFixed(2)}`,
+  );
   console.log(
     `median over ${ROUNDS} rounds: authenticated config / ceiling = ${ratio.toFixed(2)} (target >= 0.50): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
   );

@@ -1,6 +1,9 @@
 // Shared benchmark plumbing: servers in child processes (so the load generator does not share their
 // event loop), autocannon runs, and a table printer that reports ratios against a same-run baseline.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
@@ -17,6 +20,7 @@ export function median(values: number[]): number {
 
 export interface Server {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -37,6 +41,7 @@ export async function startServer(args: string[], env: Record<string, string> = 
   });
   return {
     url,
+    pid: child.pid as number,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
@@ -52,27 +57,73 @@ export interface Load {
   p50: number;
   p99: number;
   errors: number;
+  /** Server CPU time per request (µs), from /proc: unlike requests/s it barely moves with machine noise. */
+  cpuUs: number;
 }
 
-export async function load(name: string, url: string, headers: Record<string, string> = {}): Promise<Load> {
+/** User + system CPU time of a process, in µs (Linux /proc; 0 elsewhere). */
+function cpuTimeUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    return (ticks * 1e6) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
+export async function load(
+  name: string,
+  url: string,
+  headers: Record<string, string> = {},
+  server?: { pid: number },
+): Promise<Load> {
   // A short warm-up so JIT and caches are in their steady state.
   await autocannon({ url, headers, connections: CONNECTIONS, duration: 1 });
+  const cpuBefore = server ? cpuTimeUs(server.pid) : 0;
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  const cpuAfter = server ? cpuTimeUs(server.pid) : 0;
   return {
     name,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + r.non2xx,
+    cpuUs: r.requests.total > 0 ? (cpuAfter - cpuBefore) / r.requests.total : 0,
   };
 }
 
 export function printLoads(title: string, rows: Load[], baseline: Load) {
   console.log(`\n## ${title} (${CONNECTIONS} connections, ${DURATION_S} s each, 127.0.0.1)`);
-  console.log('| route | requests/s | p50 ms | p99 ms | non-2xx/errors | ratio to ceiling |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    '| route | requests/s | p50 ms | p99 ms | non-2xx/errors | server CPU µs/request | ratio to baseline (requests/s) | ratio to baseline (CPU) |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const ratio = (r.rps / baseline.rps).toFixed(2);
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${ratio} |`);
+    const cpu = r.cpuUs > 0 ? (baseline.cpuUs / r.cpuUs).toFixed(2) : 'n/a';
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.cpuUs.toFixed(1)} | ${ratio} | ${cpu} |`,
+    );
   }
+}
+
+/**
+ * Creates a key with the CLI in `dataDir` and lifts its plan windows, so a load test measures the
+ * gateway rather than the 429s of a rate limit.
+ */
+export function createBenchKey(env: Record<string, string>, dataDir: string): string {
+  const key = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['bin/launchpad.js', 'keys', 'create', '--plan', 'partner', '--scopes', '*', '--json'],
+      { env: { ...process.env, ...env } },
+    ).toString(),
+  ).key as string;
+  const lifted = JSON.stringify({ burstPerSecond: 1e12, unitsPerMinute: 1e12, daily: 1e12, monthly: 1e12 });
+  const db = new Sqlite(join(dataDir, 'launchpad.sqlite'));
+  db.prepare('update api_keys set overrides = ? where key_id = ?').run(lifted, key.split('_')[2]);
+  db.close();
+  return key;
 }

@@ -126,3 +126,22 @@ describe('GET /v1/openapi.json', () => {
     expect(doc['x-lp-decisions'].every((d: object) => 'rationale' in d)).toBe(true);
   });
 });
+
+describe('limits in the OpenAPI document', () => {
+  it('publishes the units table, plans, ceilings and the rate headers', () => {
+    expect(doc['x-lp-units'].launch_prepare).toEqual({ base: 20 });
+    expect(doc['x-lp-units'].holder_snapshot).toEqual({ base: 10, perRows: 50 });
+    expect(doc['x-lp-plans'].developer).toEqual({
+      unitsPerMinute: 300,
+      burstPerSecond: 20,
+      daily: 25000,
+      monthly: 500000,
+      maxPage: 100,
+    });
+    expect(doc['x-lp-ceilings'].counters.map((c: { name: string }) => c.name)).toContain('swap-quote-wallet-minute');
+    expect(doc.components.headers['RateLimit-Policy'].description).toContain('lp-unit="units"');
+    const ok = doc.paths['/v1/config'].get.responses['200'];
+    expect(ok.headers.RateLimit).toEqual({ $ref: '#/components/headers/RateLimit' });
+    expect(doc.paths['/v1/launches/prepare'].post.responses['200'].headers['Idempotent-Replayed']).toBeDefined();
+  });
+});

@@ -3,6 +3,9 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../routes/catalog.ts';
+import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING } from './limits/ceilings.ts';
+import { PLAN_LIMITS } from './limits/plans.ts';
+import { UNITS } from './limits/units.ts';
 import type { Settings } from '../settings.ts';
 import { VERSION } from '../version.ts';
 import { REPLACEMENTS } from './deprecation.ts';
@@ -39,6 +42,31 @@ export const DECISIONS = [
       'The spec defines not_found for an API operation that does not exist; no guessed data is served.',
   },
   {
+    topic: 'rate windows',
+    choice:
+      'Key windows and ceilings are fixed windows aligned to UTC (second, minute, day, calendar month).',
+    rationale: 'Exact, atomic and identical in every backend; Retry-After is the time to the window end.',
+  },
+  {
+    topic: 'admission point',
+    choice:
+      'Keys are checked before the body is read; units are charged after it is read, before validation.',
+    rationale:
+      'Body-size and auth failures cost nothing; ceilings can count the wallet or creator in the body.',
+  },
+  {
+    topic: 'idempotency',
+    choice:
+      'Honoured on every POST, required on launch and metadata-document prepare; records kept 24 h with a 2-minute lease.',
+    rationale:
+      'Stripe semantics: responses stored once execution begins, errors included; a dead request frees its record.',
+  },
+  {
+    topic: 'partner plan',
+    choice: 'Partner keys start with Builder limits; any limit can be overridden per key.',
+    rationale: 'The spec leaves Partner custom; a safe default avoids an unlimited key by accident.',
+  },
+  {
     topic: 'media type errors',
     choice: 'A body that is not application/json gives `invalid_request` 400 (413 only for size).',
     rationale: 'The spec gives invalid_request exactly two statuses.',
@@ -49,6 +77,33 @@ export const DECISIONS = [
     rationale: 'The spec retires it and has no 410 code; the pointer is public information.',
   },
 ];
+
+const str = { schema: { type: 'string' } };
+/** Response headers (REFERENCE §6.1, §6.2): documented once, referenced by every keyed operation. */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The request id; equals meta.request_id and the problem request_id.',
+    ...str,
+  },
+  RateLimit: {
+    description:
+      'IETF draft RateLimit field: the most constraining policy, plus any policy with at most 10% left, e.g. `"minute";r=112;t=37`. r counts units for key windows (see lp-unit in RateLimit-Policy) and requests for ceilings.',
+    ...str,
+  },
+  'RateLimit-Policy': {
+    description:
+      'IETF draft RateLimit-Policy field: every window and ceiling that applied, e.g. `"burst";q=20;w=1;lp-unit="units", "minute";q=300;w=60;lp-unit="units", "day";q=25000;w=86400;lp-unit="units", "month";q=500000;lp-unit="units"`. The vendor parameter lp-unit="units" marks quotas counted in weighted units (x-lp-units); policies without it count requests. The calendar month has no fixed w.',
+    ...str,
+  },
+  'X-RateLimit-Limit': { description: 'Quota of the tightest key window (units).', ...str },
+  'X-RateLimit-Remaining': { description: 'Units left in the tightest key window.', ...str },
+  'X-RateLimit-Reset': { description: 'Seconds until the tightest key window resets.', ...str },
+  'Retry-After': { description: 'On 429 (and some 503/409): whole seconds to wait, at least 1.', ...str },
+  'Idempotent-Replayed': {
+    description: '`true` when the response is a replay of a completed request.',
+    ...str,
+  },
+};
 
 export function openapiOptions(settings: Settings): SwaggerOptions {
   // The typed option shapes cannot express our extensions; the plugin copies x- members through.
@@ -66,7 +121,11 @@ export function openapiOptions(settings: Settings): SwaggerOptions {
       components: {
         securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
         schemas: { Problem: problemSchema(settings) },
+        headers: HEADERS,
       },
+      'x-lp-units': UNITS,
+      'x-lp-plans': PLAN_LIMITS,
+      'x-lp-ceilings': { counters: CEILINGS, concurrency: CONCURRENCY, key_lookups: KEY_LOOKUP_CEILING },
       'x-lp-errors': ERROR_CODES.map((code) => ({
         code,
         ...ERRORS[code],
@@ -156,6 +215,21 @@ export function openapiDocument(app: FastifyInstance, planned: ReadonlySet<strin
       if (planned.has(id)) operation['x-lp-availability'] = 'planned';
       if (id === 'metadata_legacy_prepare') operation.deprecated = true;
       operation.responses = { ...(operation.responses as object), ...problemResponses(keyed) };
+      for (const response of Object.values(operation.responses as Record<string, Record<string, unknown>>)) {
+        const names = keyed
+          ? [
+              'X-Request-Id',
+              'RateLimit',
+              'RateLimit-Policy',
+              'X-RateLimit-Limit',
+              'X-RateLimit-Remaining',
+              'X-RateLimit-Reset',
+              'Retry-After',
+            ]
+          : ['X-Request-Id'];
+        if (ROUTES[id].method === 'POST') names.push('Idempotent-Replayed');
+        response.headers = Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+      }
     }
   }
   return doc;
