@@ -138,10 +138,14 @@ describe('limits in the OpenAPI document', () => {
       monthly: 500000,
       maxPage: 100,
     });
-    expect(doc['x-lp-ceilings'].counters.map((c: { name: string }) => c.name)).toContain('swap-quote-wallet-minute');
+    expect(doc['x-lp-ceilings'].counters.map((c: { name: string }) => c.name)).toContain(
+      'swap-quote-wallet-minute',
+    );
     expect(doc.components.headers['RateLimit-Policy'].description).toContain('lp-unit="units"');
     const ok = doc.paths['/v1/config'].get.responses['200'];
     expect(ok.headers.RateLimit).toEqual({ $ref: '#/components/headers/RateLimit' });
-    expect(doc.paths['/v1/launches/prepare'].post.responses['200'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(
+      doc.paths['/v1/launches/prepare'].post.responses['200'].headers['Idempotent-Replayed'],
+    ).toBeDefined();
   });
 });
