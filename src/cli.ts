@@ -4,6 +4,7 @@ import { ChainClients } from './chain/clients.ts';
 import { systemClock } from './clock.ts';
 import { MemoryBackend } from './http/limits/backend.ts';
 import { Limiter, openLimiter } from './http/limits/limits.ts';
+import { PLAN_LIMITS } from './http/limits/plans.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
@@ -11,7 +12,9 @@ import { openDatabase } from './store/db.ts';
 
 const USAGE = `usage:
   launchpad start                     run the gateway (HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL, …)
-  launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]... [--expires <iso>] [--json]
+  launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]... [--expires <iso>]
+                        [--limits '<json>'] [--json]
+  launchpad keys limits <key_id> '<json>'  per-key overrides of unitsPerMinute, burstPerSecond, daily, monthly, maxPage
   launchpad keys list [--json]
   launchpad keys revoke <key_id>
   launchpad migrate                   apply database migrations and exit
@@ -52,6 +55,26 @@ async function start() {
   process.stdout.write(`launchpad gateway ready at http://${host}:${port}/v1\n`);
 }
 
+/** Per-key limit overrides: positive whole numbers for the plan fields only. */
+function parseOverrides(json: string): Record<string, number> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new KeyOptionError('limits must be a JSON object');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new KeyOptionError('limits must be a JSON object');
+  const allowed = Object.keys(PLAN_LIMITS.developer);
+  for (const [field, n] of Object.entries(value)) {
+    if (!allowed.includes(field))
+      throw new KeyOptionError(`unknown limit ${field} (known: ${allowed.join(', ')})`);
+    if (!Number.isInteger(n) || (n as number) <= 0)
+      throw new KeyOptionError(`${field} must be a positive whole number`);
+  }
+  return value as Record<string, number>;
+}
+
 async function keys(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
@@ -61,6 +84,7 @@ async function keys(args: string[]) {
       scopes: { type: 'string' },
       origin: { type: 'string', multiple: true },
       expires: { type: 'string' },
+      limits: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -85,6 +109,7 @@ async function keys(args: string[]) {
         scopes,
         origins: values.origin ?? [],
         expiresAt,
+        overrides: values.limits === undefined ? {} : parseOverrides(values.limits),
       });
       if (values.json) process.stdout.write(`${JSON.stringify({ key, key_id: record.keyId })}\n`);
       else
@@ -99,6 +124,15 @@ async function keys(args: string[]) {
           process.stdout.write(
             `${k.key_id}  ${k.status.padEnd(7)}  ${k.plan.padEnd(10)}  ${k.scopes.join(',')}\n`,
           );
+    } else if (action === 'limits') {
+      const json = positionals[2];
+      if (!id || !/^[0-9a-f]{8}$/.test(id) || json === undefined) {
+        throw new KeyOptionError(
+          'keys limits needs a key id and a JSON object, e.g. \'{"unitsPerMinute":5000}\'',
+        );
+      }
+      if (!(await store.setOverrides(id, parseOverrides(json)))) throw new KeyOptionError(`no key ${id}`);
+      process.stdout.write(`limits of ${id} set (in effect within 5 s)\n`);
     } else if (action === 'revoke') {
       if (!id || !/^[0-9a-f]{8}$/.test(id))
         throw new KeyOptionError('keys revoke needs a key id (8 hex characters)');

@@ -91,6 +91,29 @@ describe('launchpad start', () => {
     expect(gw.output()).not.toContain(key.split('_').pop());
   });
 
+  it('sets per-key limits from the CLI', async () => {
+    const env = { LAUNCHPAD_DATA_DIR: tempDir() };
+    const gw = await startProcess(env);
+    const made = await cli(
+      ['keys', 'create', '--plan', 'partner', '--scopes', '*', '--limits', '{"daily":2}', '--json'],
+      env,
+    );
+    const { key, key_id } = JSON.parse(made.stdout) as { key: string; key_id: string };
+    const path = '/v1/config?chain_id=8453&include=chains';
+    expect((await call(gw, path, { key })).headers.get('ratelimit-policy')).toContain('"day";q=2;w=86400');
+    expect((await call(gw, path, { key })).status).toBe(200);
+    expect((await call(gw, path, { key })).json.code).toBe('rate_limit_exceeded');
+    // Changed limits apply to a key the gateway has not cached yet at once (else within 5 s).
+    const other = JSON.parse(
+      (await cli(['keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'], env)).stdout,
+    ) as { key: string; key_id: string };
+    await cli(['keys', 'limits', other.key_id, '{"unitsPerMinute":7}'], env);
+    expect((await call(gw, path, { key: other.key })).headers.get('ratelimit-policy')).toContain(
+      '"minute";q=7;w=60',
+    );
+    await expect(cli(['keys', 'limits', key_id, '{"perHour":1}'], env)).rejects.toMatchObject({ code: 2 });
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set', async () => {
     const env = { LAUNCHPAD_DATA_DIR: tempDir(), DATABASE_URL: await freshPostgres(inject('postgresUrl')) };
     const gw = await startProcess(env);

@@ -1,6 +1,7 @@
 // Limits over real HTTP with a manual clock (never sleeps): units, plan windows, ceilings, metering rules,
 // headers, atomic all-or-nothing charging, trusted proxies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteConfig } from '../src/routes/catalog.ts';
 import { type Reply, call, expectProblem, startGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;
@@ -178,6 +179,41 @@ describe('plan windows', () => {
     expect(
       expectProblem(await call(gw, chains, { key: monthly }), 429, 'rate_limit_exceeded').violated_policies,
     ).toEqual(['month']);
+  });
+});
+
+describe('concurrency caps', () => {
+  it('holds at most 2 holder snapshots in flight per key, and frees a slot when one finishes', async () => {
+    const held: (() => void)[] = [];
+    const config: RouteConfig = { operation: 'holder_snapshot', scope: 'tokens:read' };
+    const slow = await startGateway({}, (app) =>
+      app.get('/v1/test/holders', { config }, async () => {
+        await new Promise<void>((r) => held.push(r));
+        return { data: [], meta: {} };
+      }),
+    );
+    try {
+      const [a, b] = [await slow.createKey(), await slow.createKey()];
+      const first = call(slow, '/v1/test/holders', { key: a });
+      const second = call(slow, '/v1/test/holders', { key: a });
+      await expect.poll(() => held.length).toBe(2);
+      const third = await call(slow, '/v1/test/holders', { key: a });
+      expect(expectProblem(third, 429, 'quota_exceeded').violated_policies).toEqual(['holders-key-inflight']);
+      // Another key has its own slots.
+      const other = call(slow, '/v1/test/holders', { key: b });
+      await expect.poll(() => held.length).toBe(3);
+      held.shift()?.();
+      expect((await first).status).toBe(200);
+      const fourth = call(slow, '/v1/test/holders', { key: a });
+      await expect.poll(() => held.length).toBe(3);
+      for (const release of held.splice(0)) release();
+      expect((await second).status).toBe(200);
+      expect((await fourth).status).toBe(200);
+      expect((await other).status).toBe(200);
+    } finally {
+      for (const release of held.splice(0)) release();
+      await slow.close();
+    }
   });
 });
 

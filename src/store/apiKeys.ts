@@ -164,6 +164,16 @@ export class ApiKeyStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Replaces the key's limit overrides; false when no such key exists. */
+  async setOverrides(keyId: string, overrides: Record<string, unknown>): Promise<boolean> {
+    const result = await this.database.db
+      .updateTable('api_keys')
+      .set({ overrides: JSON.stringify(overrides) })
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async touch(keyId: string, at: Date): Promise<void> {
     await this.database.db
       .updateTable('api_keys')
@@ -178,6 +188,7 @@ export function describeKey(record: ApiKeyRecord) {
   return {
     key_id: record.keyId,
     plan: record.plan,
+    limits: record.overrides,
     scopes: [...record.scopes],
     origins: [...record.origins],
     status: record.status,
