@@ -214,7 +214,11 @@ export class ApiError extends Error {
   readonly extras: ProblemExtras;
 
   constructor(code: ErrorCode, detail: string, extras: ProblemExtras = {}) {
+    // An expected outcome needs no stack trace, and capturing one is most of the cost of a 4xx.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
     this.code = code;
     this.status = extras.status ?? ERRORS[code].status;
