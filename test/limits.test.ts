@@ -300,6 +300,89 @@ describe('ceilings', () => {
     }
   });
 
+  it('counts a token within a key, an actor within a key, and a chain+caller across keys', async () => {
+    gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
+    const key = await meteredKey();
+    const token = (t: number) => `/v1/tokens/8453/${wallet(t)}/metadata/document/prepare`;
+    const doc = (t: number, actor: number) =>
+      call(gw, token(t), { key, method: 'POST', body: { actor: wallet(actor) }, headers: idem() });
+    expect((await doc(1, 1)).status).toBe(404);
+    expect((await doc(1, 2)).status).toBe(404);
+    expect(expectProblem(await doc(1, 3), 429, 'quota_exceeded').violated_policies).toEqual([
+      'document-token-minute',
+    ]);
+    expect((await doc(2, 4)).status).toBe(404); // another token
+
+    const announce = (actor: number) =>
+      call(gw, `/v1/tokens/8453/${wallet(5)}/announcements/prepare`, {
+        key,
+        method: 'POST',
+        body: { actor: wallet(actor) },
+      });
+    for (let i = 0; i < 20; i++) expect((await announce(50)).status).toBe(404);
+    expect(expectProblem(await announce(50), 429, 'quota_exceeded').violated_policies).toEqual([
+      'actor-minute',
+    ]);
+    expect((await announce(51)).status).toBe(404);
+
+    const keys = [await meteredKey(), await meteredKey()];
+    const claim = { recipient: wallet(1), fee_escrow: wallet(2), currency: wallet(0), mode: 'to_recipient' };
+    const batch = (k: string, chain: number, caller: number) =>
+      call(gw, '/v1/claims/fees/prepare', {
+        key: k,
+        method: 'POST',
+        body: { chain_id: chain, caller: wallet(caller), claims: [claim] },
+      });
+    for (let i = 0; i < 10; i++) expect((await batch(keys[i % 2] as string, 8453, 60)).status).toBe(404);
+    expect(
+      expectProblem(await batch(keys[0] as string, 8453, 60), 429, 'quota_exceeded').violated_policies,
+    ).toEqual(['fee-claim-caller-minute']);
+    expect((await batch(keys[0] as string, 4663, 60)).status).toBe(404); // another chain
+  });
+
+  it('applies service-wide ceilings across keys and sources, and live-config ceilings only to live reads', async () => {
+    const fresh = await startGateway({ TRUSTED_PROXIES: '127.0.0.1' });
+    try {
+      fresh.clock.advance(60_000 - (fresh.clock.now() % 60_000));
+      const keys = await Promise.all(Array.from({ length: 30 }, () => fresh.createKey()));
+      const launch = (i: number) =>
+        call(fresh, '/v1/launches/prepare', {
+          key: keys[i % 30] as string,
+          method: 'POST',
+          body: { creator: wallet(1000 + i) },
+          headers: { ...idem(), 'x-forwarded-for': `203.0.113.${i % 250}` },
+        });
+      for (let i = 0; i < 60; i++) expect((await launch(i)).status).toBe(404);
+      expect(expectProblem(await launch(60), 429, 'quota_exceeded').violated_policies).toEqual([
+        'launch-service-minute',
+      ]);
+
+      // 15 live configuration reads per source a minute; static chain reads do not count.
+      const live = (ip: string) =>
+        call(fresh, '/v1/config?chain_id=8453&include=suites&market=standard', {
+          key: keys[0] as string,
+          headers: { 'x-forwarded-for': ip },
+        });
+      for (let i = 0; i < 20; i++) {
+        expect(
+          (
+            await call(fresh, chains, {
+              key: keys[0] as string,
+              headers: { 'x-forwarded-for': '198.51.100.9' },
+            })
+          ).status,
+        ).toBe(200);
+      }
+      for (let i = 0; i < 15; i++) expect((await live('198.51.100.9')).status).toBe(503);
+      expect(expectProblem(await live('198.51.100.9'), 429, 'quota_exceeded').violated_policies).toEqual([
+        'live-config-source-minute',
+      ]);
+      expect((await live('198.51.100.10')).status).toBe(503);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('limits uncached key lookups per source', async () => {
     const fresh = await startGateway();
     try {
