@@ -17,7 +17,7 @@ import { requestId } from './http/envelope.ts';
 import { lazyChildLogger } from './http/logging.ts';
 import { openapiOptions } from './http/openapi.ts';
 import { beginIdempotent, readIdempotencyKey } from './http/idempotency.ts';
-import type { Admission, Limiter } from './http/limits/limits.ts';
+import { type Admission, type Limiter, RATE_HEADERS } from './http/limits/limits.ts';
 import { limitsFor } from './http/limits/plans.ts';
 import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
@@ -46,12 +46,7 @@ export interface ServerDeps {
 
 export const EXPOSED_HEADERS = [
   'X-Request-Id',
-  'RateLimit',
-  'RateLimit-Policy',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'Retry-After',
+  ...RATE_HEADERS,
   'Deprecation',
   'Link',
   'Idempotent-Replayed',

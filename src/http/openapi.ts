@@ -4,6 +4,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../routes/catalog.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING } from './limits/ceilings.ts';
+import { RATE_HEADERS } from './limits/limits.ts';
 import { PLAN_LIMITS } from './limits/plans.ts';
 import { UNITS } from './limits/units.ts';
 import type { Settings } from '../settings.ts';
@@ -216,17 +217,7 @@ export function openapiDocument(app: FastifyInstance, planned: ReadonlySet<strin
       if (id === 'metadata_legacy_prepare') operation.deprecated = true;
       operation.responses = { ...(operation.responses as object), ...problemResponses(keyed) };
       for (const response of Object.values(operation.responses as Record<string, Record<string, unknown>>)) {
-        const names = keyed
-          ? [
-              'X-Request-Id',
-              'RateLimit',
-              'RateLimit-Policy',
-              'X-RateLimit-Limit',
-              'X-RateLimit-Remaining',
-              'X-RateLimit-Reset',
-              'Retry-After',
-            ]
-          : ['X-Request-Id'];
+        const names = keyed ? ['X-Request-Id', ...RATE_HEADERS] : ['X-Request-Id'];
         if (ROUTES[id].method === 'POST') names.push('Idempotent-Replayed');
         response.headers = Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
       }

@@ -1,7 +1,7 @@
 // API keys: `<prefix>launch_<8 hex key id>_<secret>`. Only the key id and a SHA-256 of the secret are stored.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isScope, READ_SCOPES, SCOPES, type Scope } from '../http/scopes.ts';
-import type { Database } from './db.ts';
+import type { ApiKeyTable, Database } from './db.ts';
 
 export const PLANS = ['playground', 'developer', 'builder', 'partner'] as const;
 export type PlanName = (typeof PLANS)[number];
@@ -69,18 +69,7 @@ function normaliseScopes(scopes: string[]): string[] {
   return [...new Set(scopes)].sort();
 }
 
-function toRecord(row: {
-  key_id: string;
-  secret_hash: string;
-  plan: string;
-  scopes: string;
-  origins: string;
-  status: string;
-  overrides: string;
-  expires_at: string | null;
-  created_at: string;
-  last_used_at: string | null;
-}): ApiKeyRecord {
+function toRecord(row: ApiKeyTable): ApiKeyRecord {
   return {
     keyId: row.key_id,
     secretHash: Buffer.from(row.secret_hash, 'hex'),

@@ -16,6 +16,16 @@ import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING, type Subject } from './ceili
 import { limitsFor } from './plans.ts';
 import { WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
 
+/** The headers a keyed response may carry about its limits (REFERENCE §6.1). */
+export const RATE_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+];
+
 /** What admission needs to know of a request. */
 export interface AdmissionInput {
   key: ApiKeyRecord;
