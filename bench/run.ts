@@ -1,6 +1,7 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits`
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet)
 // runs one section.
+import { benchDevnet } from './devnet.ts';
 import { benchHttp } from './http.ts';
 import { benchLimits } from './limits.ts';
 
@@ -8,3 +9,4 @@ console.log(`# launchpad-gateway benchmarks (${new Date().toISOString()}, node $
 const only = process.argv[2];
 if (!only || only === 'http') await benchHttp();
 if (!only || only === 'limits') await benchLimits();
+if (!only || only === 'devnet') await benchDevnet();

@@ -5,6 +5,7 @@ import { systemClock } from './clock.ts';
 import { MemoryBackend } from './http/limits/backend.ts';
 import { Limiter, openLimiter } from './http/limits/limits.ts';
 import { PLAN_LIMITS } from './http/limits/plans.ts';
+import { startDevnet } from './devnet/devnet.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
@@ -17,6 +18,7 @@ const USAGE = `usage:
   launchpad keys limits <key_id> '<json>'  per-key overrides of unitsPerMinute, burstPerSecond, daily, monthly, maxPage
   launchpad keys list [--json]
   launchpad keys revoke <key_id>
+  launchpad devnet                    run the local devnet (one anvil per chain, Uniswap v4, Permit2) until stopped
   launchpad migrate                   apply database migrations and exit
   launchpad openapi                   print the OpenAPI document`;
 
@@ -153,6 +155,16 @@ async function main(argv: string[]) {
       return start();
     case 'keys':
       return keys(rest);
+    case 'devnet': {
+      const settings = loadSettings();
+      const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
+      for (const c of devnet.chains) process.stdout.write(`chain ${c.chain_id} at ${c.rpc_url}\n`);
+      process.stdout.write(`devnet ready in ${devnet.bootMs} ms; ${settings.dataDir}/devnet.json written\n`);
+      const stop = () => void devnet.stop().then(() => process.exit(0));
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      return;
+    }
     case 'migrate': {
       const database = await openDatabase(loadSettings());
       await database.close();

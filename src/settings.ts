@@ -21,6 +21,8 @@ export interface Settings {
   trustedProxies: string[];
   /** redis://… for limits shared by every replica; unset = in-process limits. */
   redisUrl: string | undefined;
+  /** First port of the local devnet (`launchpad devnet`): chains 8453, 4663, 143, 5042 on +0..3. */
+  devnetPort: number;
   /** LIMITS=off disables rate limits and quotas entirely. */
   limitsOff: boolean;
 }
@@ -93,5 +95,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       .filter(Boolean),
     redisUrl: env.REDIS_URL || undefined,
     limitsOff: env.LIMITS === 'off',
+    devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
   };
 }

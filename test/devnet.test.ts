@@ -1,0 +1,83 @@
+// The local devnet: four anvils with their chain ids, Uniswap v4 and Permit2 deployed and wired.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPublicClient, type Hex, hashDomain, http, parseAbi } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
+import { PERMIT2_ADDRESS } from '../src/devnet/uniswap.ts';
+import { tempDir } from './support/gateway.ts';
+
+let devnet: Devnet;
+const dataDir = tempDir();
+// A port range of its own (the test runs beside others); 4 consecutive ports from here.
+const basePort = 20_000 + (process.pid % 5_000) * 4;
+
+beforeAll(async () => {
+  devnet = await startDevnet({ dataDir, basePort });
+}, 60_000);
+afterAll(() => devnet?.stop());
+
+const views = parseAbi([
+  'function poolManager() view returns (address)',
+  'function owner() view returns (address)',
+  'function DOMAIN_SEPARATOR() view returns (bytes32)',
+]);
+
+describe('devnet', () => {
+  it('runs one anvil per supported chain id on consecutive ports', async () => {
+    expect(devnet.chains.map((c) => [c.chain_id, c.rpc_url])).toEqual([
+      [8453, `http://127.0.0.1:${basePort}`],
+      [4663, `http://127.0.0.1:${basePort + 1}`],
+      [143, `http://127.0.0.1:${basePort + 2}`],
+      [5042, `http://127.0.0.1:${basePort + 3}`],
+    ]);
+    for (const chain of devnet.chains) {
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      expect(await client.getChainId()).toBe(chain.chain_id);
+      expect(chain.accounts.length).toBeGreaterThanOrEqual(10);
+      expect(await client.getBalance({ address: chain.accounts[1] as `0x${string}` })).toBeGreaterThan(
+        10n ** 21n,
+      );
+    }
+  });
+
+  it('deploys Uniswap v4 and places Permit2 at its canonical address, wired together', async () => {
+    for (const chain of devnet.chains) {
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      const u = chain.uniswap;
+      for (const address of Object.values(u)) {
+        expect(((await client.getCode({ address })) ?? '0x').length).toBeGreaterThan(2);
+      }
+      for (const address of [u.state_view, u.quoter, u.position_manager]) {
+        expect(await client.readContract({ address, abi: views, functionName: 'poolManager' })).toBe(
+          u.pool_manager,
+        );
+      }
+      expect(await client.readContract({ address: u.pool_manager, abi: views, functionName: 'owner' })).toBe(
+        chain.accounts[0],
+      );
+      // Permit2 answers with the EIP-712 domain of this chain and the canonical address.
+      const domain = await client.readContract({
+        address: PERMIT2_ADDRESS,
+        abi: views,
+        functionName: 'DOMAIN_SEPARATOR',
+      });
+      const expected: Hex = hashDomain({
+        domain: { name: 'Permit2', chainId: BigInt(chain.chain_id), verifyingContract: PERMIT2_ADDRESS },
+        types: {
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+            { name: 'verifyingContract', type: 'address' },
+          ],
+        },
+      });
+      expect(domain).toBe(expected);
+    }
+  });
+
+  it('writes devnet.json with every chain', () => {
+    const written = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
+    expect(written.chains).toEqual(JSON.parse(JSON.stringify(devnet.chains)));
+  });
+});
