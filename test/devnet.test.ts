@@ -76,6 +76,43 @@ describe('devnet', () => {
     }
   });
 
+  it('deploys the quote tokens and funds the first accounts with them', async () => {
+    const erc20 = parseAbi([
+      'function symbol() view returns (string)',
+      'function decimals() view returns (uint8)',
+      'function balanceOf(address) view returns (uint256)',
+    ]);
+    const expected: Record<number, string[]> = {
+      8453: ['WETH:18', 'USDC:6', 'DSTK:8'],
+      4663: ['WETH:18', 'USDG:6', 'DSTK:18'],
+      143: ['WETH:18', 'USDC:6'],
+      5042: ['WETH:18', 'USDC:6'],
+    };
+    for (const chain of devnet.chains) {
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      const seen: string[] = [];
+      for (const q of chain.quotes) {
+        const symbol = await client.readContract({ address: q.address, abi: erc20, functionName: 'symbol' });
+        const decimals = await client.readContract({
+          address: q.address,
+          abi: erc20,
+          functionName: 'decimals',
+        });
+        seen.push(`${symbol}:${decimals}`);
+        expect(decimals).toBe(q.decimals);
+        if (q.symbol === 'WETH') continue;
+        const balance = await client.readContract({
+          address: q.address,
+          abi: erc20,
+          functionName: 'balanceOf',
+          args: [chain.accounts[4] as `0x${string}`],
+        });
+        expect(balance).toBe(1_000_000n * 10n ** BigInt(q.decimals));
+      }
+      expect(seen).toEqual(expected[chain.chain_id]);
+    }
+  });
+
   it('writes devnet.json with every chain', () => {
     const written = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
     expect(written.chains).toEqual(JSON.parse(JSON.stringify(devnet.chains)));

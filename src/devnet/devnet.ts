@@ -1,6 +1,7 @@
 // The local devnet: one anvil per supported chain id (DEVNET_PORT + 0..3, in the order 8453, 4663, 143,
-// 5042), each with Uniswap v4 (PoolManager, StateView, V4Quoter, PositionManager, UniversalRouter), WETH
-// and Permit2 at its canonical address. Writes <data dir>/devnet.json.
+// 5042), each with Uniswap v4 (PoolManager, StateView, V4Quoter, PositionManager, UniversalRouter), WETH,
+// Permit2 at its canonical address, and quote tokens minted to the first accounts. Writes
+// <data dir>/devnet.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -17,8 +18,36 @@ import {
   zeroHash,
 } from 'viem';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
+import { QuoteTokenAbi, QuoteTokenBytecode } from '../../contracts/artifacts/index.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import { PERMIT2_ADDRESS, permit2RuntimeCode, UNISWAP } from './uniswap.ts';
+
+export interface DevnetQuote {
+  symbol: string;
+  address: Address;
+  decimals: number;
+  asset_type: 'stablecoin' | 'wrapped_crypto' | 'tokenized_security';
+}
+
+/** Quote assets per chain (REFERENCE §4.9): a 6-decimal stablecoin everywhere, a stock token on 8453 and 4663. */
+const QUOTES: Record<
+  ChainId,
+  { name: string; symbol: string; decimals: number; asset_type: DevnetQuote['asset_type'] }[]
+> = {
+  8453: [
+    { name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' },
+    { name: 'Devnet Stock', symbol: 'DSTK', decimals: 8, asset_type: 'tokenized_security' },
+  ],
+  4663: [
+    { name: 'Global Dollar', symbol: 'USDG', decimals: 6, asset_type: 'stablecoin' },
+    { name: 'Devnet Stock', symbol: 'DSTK', decimals: 18, asset_type: 'tokenized_security' },
+  ],
+  143: [{ name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' }],
+  5042: [{ name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' }],
+};
+/** Accounts funded with every quote token (whole tokens each). */
+const FUNDED_ACCOUNTS = 5;
+const FUNDING_TOKENS = 1_000_000n;
 
 export interface DevnetChain {
   chain_id: ChainId;
@@ -34,6 +63,7 @@ export interface DevnetChain {
     permit2: Address;
     weth: Address;
   };
+  quotes: DevnetQuote[];
 }
 
 export interface Devnet {
@@ -96,6 +126,25 @@ async function deployChain(node: AnvilNode): Promise<DevnetChain> {
       spokePool: zeroAddress,
     },
   ]);
+  const quotes: DevnetQuote[] = [
+    { symbol: 'WETH', address: weth, decimals: 18, asset_type: 'wrapped_crypto' },
+  ];
+  for (const q of QUOTES[node.chainId as ChainId]) {
+    const artifact = { abi: QuoteTokenAbi as Abi, bytecode: QuoteTokenBytecode as Hex };
+    const address = await deploy(wallet, client, from, artifact, [q.name, q.symbol, q.decimals]);
+    for (const account of accounts.slice(0, FUNDED_ACCOUNTS)) {
+      const hash = await wallet.writeContract({
+        address,
+        abi: QuoteTokenAbi,
+        functionName: 'mint',
+        args: [account, FUNDING_TOKENS * 10n ** BigInt(q.decimals)],
+        account: from,
+        chain: null,
+      });
+      await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    }
+    quotes.push({ symbol: q.symbol, address, decimals: q.decimals, asset_type: q.asset_type });
+  }
   return {
     chain_id: node.chainId as ChainId,
     rpc_url: node.rpcUrl,
@@ -109,6 +158,7 @@ async function deployChain(node: AnvilNode): Promise<DevnetChain> {
       permit2: PERMIT2_ADDRESS,
       weth,
     },
+    quotes,
   };
 }
 

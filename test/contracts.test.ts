@@ -1,0 +1,15 @@
+// The committed contract artifacts are exactly what the sources compile to.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACTS_DIR, compileContracts } from '../scripts/contracts.ts';
+
+describe('contracts/artifacts', () => {
+  it('are up to date with contracts/*.sol (run npm run contracts:build)', () => {
+    const fresh = compileContracts();
+    expect(readdirSync(ARTIFACTS_DIR).sort()).toEqual([...fresh.keys()].sort());
+    for (const [file, content] of fresh) {
+      expect(readFileSync(join(ARTIFACTS_DIR, file), 'utf8'), `${file} is stale`).toBe(content);
+    }
+  });
+});
