@@ -1,0 +1,123 @@
+// Deployment manifests: ONE format for the committed production manifests (deployments/*.json) and the
+// devnet's generated ones. A manifest lists a chain's suites (static facts and contract addresses) and
+// its quote catalog; live values (config version, fees, registration) are read from the chain.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import { getAddress } from 'viem';
+import { ADDRESS_PATTERN, StringEnum } from '../http/validation.ts';
+import { CHAIN_IDS } from './chains.ts';
+
+const Address = Type.String({ pattern: ADDRESS_PATTERN });
+
+const Contracts = Type.Object(
+  {
+    factory: Address,
+    hook: Address,
+    fee_escrow: Address,
+    announcement_registry: Address,
+    pool_manager: Address,
+    state_view: Address,
+    quoter: Address,
+    vesting_vault: Type.Optional(Address),
+    launch_buy_adapter: Type.Optional(Address),
+    /** ERC-20 chains: the CREATE2 deployer of launch tokens; B20 chains: the validator. */
+    token_deployer: Type.Optional(Address),
+    universal_router: Type.Optional(Address),
+    /** The suite's dedicated swap router (5042); encoded as a Universal Router (REFERENCE §7 #7). */
+    swap_router: Type.Optional(Address),
+    /** The production SwapX router, used by launch-buy routes; not a swap target of this gateway. */
+    swapx_router: Type.Optional(Address),
+    permit: Type.Optional(Address),
+  },
+  { additionalProperties: false },
+);
+
+export const SuiteManifest = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    version: Type.String({ minLength: 1 }),
+    status: StringEnum(['current', 'historical']),
+    active_for_creation: Type.Boolean(),
+    routes: Type.Array(StringEnum(['standard', 'rwa']), { minItems: 1, uniqueItems: true }),
+    first_block: Type.Integer({ minimum: 0 }),
+    token_mode: StringEnum(['b20', 'erc20']),
+    launch_product: StringEnum(['non-tax', 'tax']),
+    contracts: Contracts,
+  },
+  { additionalProperties: false },
+);
+
+export const QuoteManifest = Type.Object(
+  {
+    address: Address,
+    symbol: Type.String({ minLength: 1 }),
+    name: Type.String(),
+    decimals: Type.Integer({ minimum: 0, maximum: 255 }),
+    asset_type: Type.Union([
+      StringEnum(['native', 'stablecoin', 'wrapped_crypto', 'crypto_token', 'tokenized_security']),
+      Type.Null(),
+    ]),
+    issuer: Type.Union([
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.String(),
+          legal_entities: Type.Array(Type.String()),
+          sources: Type.Array(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ]),
+    route: StringEnum(['standard', 'rwa']),
+    suite_id: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ChainManifest = Type.Object(
+  {
+    format: Type.Literal(1),
+    chain_id: Type.Integer({ enum: [...CHAIN_IDS] }),
+    name: Type.String(),
+    weth: Type.Union([Address, Type.Null()]),
+    suites: Type.Array(SuiteManifest),
+    quotes: Type.Array(QuoteManifest),
+  },
+  { additionalProperties: false },
+);
+export type ChainManifest = Static<typeof ChainManifest>;
+
+const validate = new Ajv({ allErrors: true, strict: false }).compile(ChainManifest);
+
+/** Parses and checks one manifest; addresses come back checksummed. Throws with every problem found. */
+export function parseManifest(json: unknown, source = 'manifest'): ChainManifest {
+  if (!validate(json)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new Error(`${source}: ${problems.join('; ')}`);
+  }
+  const manifest = structuredClone(json) as ChainManifest;
+  const ids = new Set(manifest.suites.map((s) => s.id));
+  if (ids.size !== manifest.suites.length) throw new Error(`${source}: duplicate suite ids`);
+  for (const suite of manifest.suites) {
+    const contracts = suite.contracts as Record<string, string>;
+    for (const key of Object.keys(contracts)) contracts[key] = getAddress(contracts[key] as string);
+  }
+  for (const quote of manifest.quotes) {
+    if (!ids.has(quote.suite_id))
+      throw new Error(`${source}: quote ${quote.symbol} names unknown suite ${quote.suite_id}`);
+    quote.address = getAddress(quote.address);
+  }
+  if (manifest.weth) manifest.weth = getAddress(manifest.weth);
+  return manifest;
+}
+
+/** Every manifest in a directory (deployments/ for production). */
+export function loadManifests(dir: string): ChainManifest[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => parseManifest(JSON.parse(readFileSync(join(dir, f), 'utf8')), f));
+}
