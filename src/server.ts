@@ -276,15 +276,20 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('onResponse', release);
   // Once a request has taken its idempotency record, its response (errors included) is stored before
   // it is sent, so a retry that arrives after the response replays it exactly.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback-style: every response passes here, and most have nothing to store.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const state = request.idempotency;
-    if (!state) return payload;
+    if (!state) {
+      done(null, payload);
+      return;
+    }
     request.idempotency = null;
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const contentType = String(reply.getHeader('content-type') ?? 'application/json');
-    await idempotency.complete(state.keyId, state.idemKey, reply.statusCode, contentType, body);
-    return payload;
+    idempotency
+      .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
+      .then(() => done(null, payload), done);
   });
   app.addHook('onRequestAbort', (request, done) => release(request, undefined as never, done));
 

@@ -26,6 +26,17 @@ export const RATE_HEADERS = [
   'Retry-After',
 ];
 
+/** The ceilings and caps of each operation, looked up once per request instead of scanned. */
+function byOperation<T extends { operations: readonly Operation[] }>(
+  list: readonly T[],
+): Map<Operation, T[]> {
+  const map = new Map<Operation, T[]>();
+  for (const item of list) for (const op of item.operations) map.set(op, [...(map.get(op) ?? []), item]);
+  return map;
+}
+const CEILINGS_BY_OPERATION = byOperation(CEILINGS);
+const CONCURRENCY_BY_OPERATION = byOperation(CONCURRENCY);
+
 /** What admission needs to know of a request. */
 export interface AdmissionInput {
   key: ApiKeyRecord;
@@ -169,8 +180,8 @@ export class Limiter {
     }));
     const slots: SlotCheck[] = [];
     if (!input.baseOnly) {
-      for (const c of CEILINGS) {
-        if (!c.operations.includes(input.operation) || (c.liveConfigOnly && !input.live)) continue;
+      for (const c of CEILINGS_BY_OPERATION.get(input.operation) ?? []) {
+        if (c.liveConfigOnly && !input.live) continue;
         const subject = subjectOf(c.subject, input);
         if (subject === undefined) continue;
         policies.push({
@@ -179,8 +190,8 @@ export class Limiter {
           rate: false,
         });
       }
-      for (const c of CONCURRENCY) {
-        if (!c.operations.includes(input.operation) || (c.liveConfigOnly && !input.live)) continue;
+      for (const c of CONCURRENCY_BY_OPERATION.get(input.operation) ?? []) {
+        if (c.liveConfigOnly && !input.live) continue;
         const subject = c.subject === 'key' ? input.key.keyId : 'all';
         slots.push({ policy: c.name, key: `${this.namespace}:s:${c.name}:${subject}`, limit: c.limit });
       }

@@ -19,8 +19,20 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
 
 const FIELDS = Object.keys(PLAN_LIMITS.developer) as (keyof PlanLimits)[];
 
+// Key records are immutable and cached by the authenticator, so their limits are worked out once each.
+const computed = new WeakMap<ApiKeyRecord, PlanLimits>();
+
 /** A key's effective limits: its plan's, with any per-key overrides that are positive whole numbers. */
 export function limitsFor(key: ApiKeyRecord): PlanLimits {
+  let limits = computed.get(key);
+  if (!limits) {
+    limits = computeLimits(key);
+    computed.set(key, limits);
+  }
+  return limits;
+}
+
+function computeLimits(key: ApiKeyRecord): PlanLimits {
   const limits = { ...PLAN_LIMITS[key.plan] };
   for (const field of FIELDS) {
     const value = key.overrides[field];
