@@ -161,6 +161,16 @@ describe('launchpad start', () => {
   });
 });
 
+describe('launchpad migrate', () => {
+  it('lets several processes start on one fresh SQLite file at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const env = { LAUNCHPAD_DATA_DIR: tempDir() };
+      const runs = await Promise.allSettled(Array.from({ length: 4 }, () => cli(['migrate'], env)));
+      expect(runs.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    }
+  });
+});
+
 describe('launchpad openapi', () => {
   it('prints the document', async () => {
     const { stdout } = await cli(['openapi'], { LAUNCHPAD_DATA_DIR: tempDir() });

@@ -48,11 +48,20 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-export async function migrate(db: AnyDb): Promise<void> {
+/**
+ * Applies every pending migration. PostgreSQL serialises concurrent migrators with kysely's advisory
+ * lock; SQLite has no such lock, so when two processes start on one fresh file together the loser's
+ * transaction fails and it simply tries again, finding the work done.
+ */
+export async function migrate(db: AnyDb, attempts = 5): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    if (attempt >= attempts) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+      throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
+    }
+    await new Promise((r) => setTimeout(r, 100 * attempt));
   }
 }
