@@ -143,12 +143,16 @@ describe('launchpad start', () => {
         RPC_TIMEOUT_MS: '10000',
       });
       const inflight = call(gw, '/v1/health');
-      await new Promise((r) => setTimeout(r, 400)); // let the request reach the slow RPC
+      await expect.poll(() => slow.requests).toBeGreaterThan(0); // the request is waiting on the RPC
       gw.child.kill('SIGTERM');
       const exited = once(gw.child, 'exit');
-      await new Promise((r) => setTimeout(r, 200));
       // New connections are refused while the in-flight request is still being served.
-      await expect(fetch(`${gw.base}/health`, { headers: { connection: 'close' } })).rejects.toThrow();
+      const refused = () =>
+        fetch(`${gw.base}/health`, { headers: { connection: 'close' } }).then(
+          () => false,
+          () => true,
+        );
+      await expect.poll(refused, { timeout: 1000 }).toBe(true);
       const r = await inflight;
       expect(r.status).toBe(200);
       expect(r.json.data.chains[0]).toMatchObject({ chain_id: 8453, rpc: 'ok', head_block: '7' });
