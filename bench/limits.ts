@@ -1,9 +1,6 @@
 // Limits benchmark: the cost of one admission (µs/op) in the in-process and Redis backends, and
 // requests/s of the cheapest keyed route with each backend against the same route with LIMITS=off.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../src/clock.ts';
@@ -11,6 +8,7 @@ import { type LimiterBackend, MemoryBackend } from '../src/http/limits/backend.t
 import { Limiter } from '../src/http/limits/limits.ts';
 import { RedisBackend } from '../src/http/limits/redis.ts';
 import type { ApiKeyRecord } from '../src/store/apiKeys.ts';
+import { startRedis } from '../test/support/redis.ts';
 import { createBenchKey, type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
 
 const KEY: ApiKeyRecord = {
@@ -42,29 +40,6 @@ async function admissionCost(backend: LimiterBackend, n: number): Promise<number
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) await limiter.admit(input);
   return Number(process.hrtime.bigint() - t0) / 1000 / n;
-}
-
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('error', reject);
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
 }
 
 export async function benchLimits() {
@@ -119,7 +94,6 @@ export async function benchLimits() {
     console.log(`in-process limits = ${mem.toFixed(2)} (target >= 0.90): ${mem >= 0.9 ? 'met' : 'NOT met'}`);
     console.log(`Redis limits = ${red.toFixed(2)} (target >= 0.60): ${red >= 0.6 ? 'met' : 'NOT met'}`);
   } finally {
-    redis.child.kill('SIGTERM');
-    await once(redis.child, 'exit');
+    await redis.stop();
   }
 }

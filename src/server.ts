@@ -269,11 +269,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
     route.preValidation = [admit, checkQuery, ...ownPreValidation];
   });
-  const release = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+  // Concurrency slots are freed when the response is done, or when the client goes away first.
+  app.addHook('onResponse', (request, _reply, done) => {
     request.admission?.release();
     done();
-  };
-  app.addHook('onResponse', release);
+  });
   // Once a request has taken its idempotency record, its response (errors included) is stored before
   // it is sent, so a retry that arrives after the response replays it exactly.
   // Callback-style: every response passes here, and most have nothing to store.
@@ -291,7 +291,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
       .then(() => done(null, payload), done);
   });
-  app.addHook('onRequestAbort', (request, done) => release(request, undefined as never, done));
+  app.addHook('onRequestAbort', (request, done) => {
+    request.admission?.release();
+    done();
+  });
 
   await app.register(swagger, openapiOptions(settings));
 

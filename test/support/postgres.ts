@@ -2,10 +2,10 @@
 // the storage tests, unless TEST_DATABASE_URL points at one already. Stopped and removed after the run.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './net.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,18 +33,6 @@ function systemUser(name: string): { uid: number; gid: number } {
   if (!line) throw new Error(`running as root needs a "${name}" system user for PostgreSQL`);
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 export default async function setup(project: TestProject) {

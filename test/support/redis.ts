@@ -1,20 +1,12 @@
 // A real redis-server on 127.0.0.1 (a free port, no persistence) for one test file.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from './net.ts';
 
 export interface TestRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  await new Promise((r) => server.close(r));
-  return typeof address === 'object' && address ? address.port : 0;
 }
 
 export async function startRedis(): Promise<TestRedis> {
