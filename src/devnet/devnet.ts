@@ -1,59 +1,98 @@
 // The local devnet: one anvil per supported chain id (DEVNET_PORT + 0..3, in the order 8453, 4663, 143,
 // 5042), each with Uniswap v4 (PoolManager, StateView, V4Quoter, PositionManager, UniversalRouter), WETH,
-// Permit2 at its canonical address, and quote tokens minted to the first accounts. Writes
-// <data dir>/devnet.json.
+// Permit2 at its canonical address, quote tokens minted to the first accounts, the current launchpad
+// suite, and on 8453 a historical suite with a vesting vault. Writes <data dir>/devnet.json and one
+// deployment manifest per chain in the production format (<data dir>/deployments/).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type Abi,
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  type Hex,
-  http,
-  type PublicClient,
-  type WalletClient,
-  getAddress,
-  zeroAddress,
-  zeroHash,
-} from 'viem';
-import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
+import { type Abi, type Address, getAddress, type Hex, zeroAddress, zeroHash } from 'viem';
+import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
+import { type ChainManifest, parseManifest } from '../launchpad/manifest.ts';
 import { QuoteTokenAbi, QuoteTokenBytecode } from '../../contracts/artifacts/index.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
+import {
+  deployCurrentSuite,
+  deployHistoricalSuite,
+  type QuoteRegistration,
+  type SuiteContracts,
+  type VestingFixture,
+} from './launchpad.ts';
 import { PERMIT2_ADDRESS, permit2RuntimeCode, UNISWAP } from './uniswap.ts';
+import { ChainWriter } from './writer.ts';
+
+type AssetType = 'stablecoin' | 'wrapped_crypto' | 'tokenized_security';
 
 export interface DevnetQuote {
   symbol: string;
   address: Address;
   decimals: number;
-  asset_type: 'stablecoin' | 'wrapped_crypto' | 'tokenized_security';
+  asset_type: AssetType | 'native';
 }
 
-/** Quote assets per chain (REFERENCE §4.9): a 6-decimal stablecoin everywhere, a stock token on 8453 and 4663. */
-const QUOTES: Record<
-  ChainId,
-  { name: string; symbol: string; decimals: number; asset_type: DevnetQuote['asset_type'] }[]
-> = {
+interface QuoteSpec {
+  name: string;
+  symbol: string;
+  decimals: number;
+  asset_type: AssetType;
+  route: 'standard' | 'rwa';
+  /** The registered start tick (token0 frame); absent = deployed and funded, not registered. */
+  startTick?: number;
+}
+
+// Start ticks (token0 frame) give a launch a market cap of a few thousand dollars, as in production
+// (REFERENCE §4.9: ETH −202200, USDC −400600); the stock tokens are priced at about $200.
+const NATIVE_START_TICK = -202_200;
+const USD6 = { decimals: 6, asset_type: 'stablecoin', route: 'standard', startTick: -400_600 } as const;
+const QUOTES: Record<ChainId, QuoteSpec[]> = {
   8453: [
-    { name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' },
-    { name: 'Devnet Stock', symbol: 'DSTK', decimals: 8, asset_type: 'tokenized_security' },
+    { name: 'USD Coin', symbol: 'USDC', ...USD6 },
+    {
+      name: 'Devnet Stock',
+      symbol: 'DSTK',
+      decimals: 8,
+      asset_type: 'tokenized_security',
+      route: 'rwa',
+      startTick: -407_400,
+    },
   ],
   4663: [
-    { name: 'Global Dollar', symbol: 'USDG', decimals: 6, asset_type: 'stablecoin' },
-    { name: 'Devnet Stock', symbol: 'DSTK', decimals: 18, asset_type: 'tokenized_security' },
+    { name: 'Global Dollar', symbol: 'USDG', ...USD6 },
+    {
+      name: 'Devnet Stock',
+      symbol: 'DSTK',
+      decimals: 18,
+      asset_type: 'tokenized_security',
+      route: 'rwa',
+      startTick: -177_400,
+    },
   ],
-  143: [{ name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' }],
-  5042: [{ name: 'USD Coin', symbol: 'USDC', decimals: 6, asset_type: 'stablecoin' }],
+  143: [{ name: 'USD Coin', symbol: 'USDC', ...USD6 }],
+  5042: [{ name: 'USD Coin', symbol: 'USDC', ...USD6 }],
 };
+/** Native launch fees (REFERENCE §4.9); Monad's is unknown, so its devnet launches are free. */
+const NATIVE_LAUNCH_FEE: Record<ChainId, bigint> = {
+  8453: 10n ** 15n,
+  4663: 10n ** 15n,
+  143: 0n,
+  5042: 2n * 10n ** 18n,
+};
+/** Arc registers its USDC ERC-20 only; the other chains also take the native currency and WETH. */
+const NATIVE_AND_WETH_QUOTES: Record<ChainId, boolean> = { 8453: true, 4663: true, 143: true, 5042: false };
+const SLUG: Record<ChainId, string> = { 8453: 'base', 4663: 'robinhood', 143: 'monad', 5042: 'arc' };
+
 /** Accounts funded with every quote token (whole tokens each). */
 const FUNDED_ACCOUNTS = 5;
 const FUNDING_TOKENS = 1_000_000n;
+/** The anvil account that receives platform fees and launch fees. */
+const TREASURY_ACCOUNT = 9;
 
 export interface DevnetChain {
   chain_id: ChainId;
   rpc_url: string;
-  /** anvil's funded, unlocked accounts (the first deploys). */
+  /** anvil's funded, unlocked accounts (the first deploys and owns the suites). */
   accounts: Address[];
+  /** The deployment manifest of this chain (production format). */
+  manifest_path: string;
   uniswap: {
     pool_manager: Address;
     state_view: Address;
@@ -64,6 +103,9 @@ export interface DevnetChain {
     weth: Address;
   };
   quotes: DevnetQuote[];
+  suites: { id: string; status: 'current' | 'historical'; contracts: SuiteContracts }[];
+  /** On 8453: the historical suite's launch with vested allocations. */
+  vesting_launch?: VestingFixture;
 }
 
 export interface Devnet {
@@ -73,46 +115,23 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-async function deploy(
-  wallet: WalletClient,
-  client: PublicClient,
-  from: Address,
-  artifact: { abi: Abi; bytecode: Hex },
-  args: unknown[] = [],
-): Promise<Address> {
-  const hash = await wallet.deployContract({
-    abi: artifact.abi,
-    bytecode: artifact.bytecode,
-    args,
-    account: from,
-    chain: null,
+async function deployUniswap(w: ChainWriter) {
+  await w.client.request({
+    method: 'anvil_setCode',
+    params: [PERMIT2_ADDRESS, permit2RuntimeCode()],
   } as never);
-  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
-  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error('deployment reverted');
-  return getAddress(receipt.contractAddress);
-}
-
-async function deployChain(node: AnvilNode): Promise<DevnetChain> {
-  const transport = http(node.rpcUrl);
-  const client = createPublicClient({ transport }) as PublicClient;
-  const wallet = createWalletClient({ transport });
-  const accounts = ((await client.request({ method: 'eth_accounts' } as never)) as Address[]).map((a) =>
-    getAddress(a),
-  );
-  const from = accounts[0] as Address;
-  await client.request({ method: 'anvil_setCode', params: [PERMIT2_ADDRESS, permit2RuntimeCode()] } as never);
-  const poolManager = await deploy(wallet, client, from, UNISWAP.PoolManager(), [from]);
-  const stateView = await deploy(wallet, client, from, UNISWAP.StateView(), [poolManager]);
-  const quoter = await deploy(wallet, client, from, UNISWAP.V4Quoter(), [poolManager]);
-  const weth = await deploy(wallet, client, from, UNISWAP.WETH());
-  const positionManager = await deploy(wallet, client, from, UNISWAP.PositionManager(), [
+  const poolManager = await w.deploy(UNISWAP.PoolManager(), [w.from]);
+  const stateView = await w.deploy(UNISWAP.StateView(), [poolManager]);
+  const quoter = await w.deploy(UNISWAP.V4Quoter(), [poolManager]);
+  const weth = await w.deploy(UNISWAP.WETH());
+  const positionManager = await w.deploy(UNISWAP.PositionManager(), [
     poolManager,
     PERMIT2_ADDRESS,
     300_000n,
     zeroAddress,
     weth,
   ]);
-  const universalRouter = await deploy(wallet, client, from, UNISWAP.UniversalRouter(), [
+  const universalRouter = await w.deploy(UNISWAP.UniversalRouter(), [
     {
       permit2: PERMIT2_ADDRESS,
       weth9: weth,
@@ -126,40 +145,184 @@ async function deployChain(node: AnvilNode): Promise<DevnetChain> {
       spokePool: zeroAddress,
     },
   ]);
-  const quotes: DevnetQuote[] = [
-    { symbol: 'WETH', address: weth, decimals: 18, asset_type: 'wrapped_crypto' },
-  ];
-  for (const q of QUOTES[node.chainId as ChainId]) {
-    const artifact = { abi: QuoteTokenAbi as Abi, bytecode: QuoteTokenBytecode as Hex };
-    const address = await deploy(wallet, client, from, artifact, [q.name, q.symbol, q.decimals]);
-    for (const account of accounts.slice(0, FUNDED_ACCOUNTS)) {
-      const hash = await wallet.writeContract({
-        address,
-        abi: QuoteTokenAbi,
-        functionName: 'mint',
-        args: [account, FUNDING_TOKENS * 10n ** BigInt(q.decimals)],
-        account: from,
-        chain: null,
-      });
-      await client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
-    }
-    quotes.push({ symbol: q.symbol, address, decimals: q.decimals, asset_type: q.asset_type });
-  }
   return {
-    chain_id: node.chainId as ChainId,
+    pool_manager: poolManager,
+    state_view: stateView,
+    quoter,
+    position_manager: positionManager,
+    universal_router: universalRouter,
+    permit2: PERMIT2_ADDRESS as Address,
+    weth,
+  };
+}
+
+async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChain> {
+  const chainId = node.chainId as ChainId;
+  const probe = new ChainWriter(node.rpcUrl, zeroAddress);
+  const accounts = ((await probe.client.request({ method: 'eth_accounts' } as never)) as Address[]).map((a) =>
+    getAddress(a),
+  );
+  const w = new ChainWriter(node.rpcUrl, accounts[0] as Address);
+  const uniswap = await deployUniswap(w);
+  // Every chain deploys Uniswap from the same account in the same order, so the PoolManager, and with
+  // it the hook's init code and mined salt, is the same on every chain.
+  const treasury = accounts[TREASURY_ACCOUNT] as Address;
+  const firstBlock = Number(await w.client.getBlockNumber()) + 1;
+
+  const quotes: (DevnetQuote & { route: 'standard' | 'rwa'; startTick?: number; name: string })[] = [];
+  if (NATIVE_AND_WETH_QUOTES[chainId]) {
+    const native = CHAINS[chainId].native_currency;
+    quotes.push(
+      {
+        symbol: native.symbol,
+        name: native.symbol,
+        address: zeroAddress,
+        decimals: 18,
+        asset_type: 'native',
+        route: 'standard',
+        startTick: NATIVE_START_TICK,
+      },
+      {
+        symbol: 'WETH',
+        name: 'Wrapped Ether',
+        address: uniswap.weth,
+        decimals: 18,
+        asset_type: 'wrapped_crypto',
+        route: 'standard',
+        startTick: NATIVE_START_TICK,
+      },
+    );
+  }
+  const quoteArtifact = { abi: QuoteTokenAbi as Abi, bytecode: QuoteTokenBytecode as Hex };
+  const pending: QuoteSpec[] = QUOTES[chainId];
+  const tokenQuotes = [];
+  for (const q of pending) {
+    const address = await w.deploy(quoteArtifact, [q.name, q.symbol, q.decimals]);
+    for (const account of accounts.slice(0, FUNDED_ACCOUNTS)) {
+      await w.write(address, quoteArtifact.abi, 'mint', [
+        account,
+        FUNDING_TOKENS * 10n ** BigInt(q.decimals),
+      ]);
+    }
+    tokenQuotes.push({ ...q, address });
+  }
+  quotes.push(...tokenQuotes);
+
+  const registrations: QuoteRegistration[] = quotes
+    .filter((q) => q.startTick !== undefined)
+    .map((q) => ({ quote: q.address, startTickToken0Frame: q.startTick as number }));
+  const current = await deployCurrentSuite(w, {
+    poolManager: uniswap.pool_manager,
+    quotes: registrations,
+    nativeLaunchFee: NATIVE_LAUNCH_FEE[chainId],
+    platformFeeRecipient: treasury,
+  });
+  const suites: DevnetChain['suites'] = [
+    { id: `${SLUG[chainId]}-devnet-launchpad-v4-minimal`, status: 'current', contracts: current },
+  ];
+  let vesting: VestingFixture | undefined;
+  if (chainId === 8453) {
+    const usdc = tokenQuotes.find((q) => q.symbol === 'USDC') as { address: Address };
+    const historical = await deployHistoricalSuite(w, {
+      poolManager: uniswap.pool_manager,
+      quotes: [
+        { quote: zeroAddress, startTickToken0Frame: NATIVE_START_TICK, creationFee: 10n ** 15n },
+        { quote: usdc.address, startTickToken0Frame: USD6.startTick, creationFee: 10n ** 6n },
+      ],
+      platformFeeRecipient: treasury,
+      beneficiaries: [accounts[1] as Address, accounts[2] as Address],
+    });
+    suites.push({ id: 'base-devnet-timestamp-v2', status: 'historical', contracts: historical.contracts });
+    vesting = historical.fixture;
+  }
+
+  const manifest = devnetManifest(chainId, uniswap, suites, quotes, firstBlock);
+  const manifestPath = join(dataDir, 'deployments', `devnet-${chainId}.json`);
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  return {
+    chain_id: chainId,
     rpc_url: node.rpcUrl,
     accounts,
-    uniswap: {
-      pool_manager: poolManager,
-      state_view: stateView,
-      quoter,
-      position_manager: positionManager,
-      universal_router: universalRouter,
-      permit2: PERMIT2_ADDRESS,
-      weth,
-    },
-    quotes,
+    manifest_path: manifestPath,
+    uniswap,
+    quotes: quotes.map(({ symbol, address, decimals, asset_type }) => ({
+      symbol,
+      address,
+      decimals,
+      asset_type,
+    })),
+    suites,
+    ...(vesting ? { vesting_launch: vesting } : {}),
   };
+}
+
+function devnetManifest(
+  chainId: ChainId,
+  uniswap: DevnetChain['uniswap'],
+  suites: DevnetChain['suites'],
+  quotes: {
+    symbol: string;
+    name: string;
+    address: Address;
+    decimals: number;
+    asset_type: DevnetQuote['asset_type'];
+    route: 'standard' | 'rwa';
+    startTick?: number;
+  }[],
+  firstBlock: number,
+): ChainManifest {
+  const routes = [...new Set(quotes.filter((q) => q.startTick !== undefined).map((q) => q.route))];
+  const [current, ...historical] = suites as [DevnetChain['suites'][number], ...DevnetChain['suites']];
+  const shared = {
+    pool_manager: uniswap.pool_manager,
+    state_view: uniswap.state_view,
+    quoter: uniswap.quoter,
+    universal_router: uniswap.universal_router,
+    permit: uniswap.permit2,
+  };
+  const manifest = {
+    format: 1 as const,
+    chain_id: chainId,
+    name: `${CHAINS[chainId].name} (devnet)`,
+    weth: NATIVE_AND_WETH_QUOTES[chainId] ? uniswap.weth : null,
+    suites: [
+      {
+        id: current.id,
+        version: 'launchpad-v4-minimal',
+        status: 'current' as const,
+        active_for_creation: true,
+        routes: routes.sort(),
+        first_block: firstBlock,
+        token_mode: 'erc20' as const,
+        launch_product: 'non-tax' as const,
+        contracts: { ...current.contracts, ...shared },
+      },
+      ...historical.map((s) => ({
+        id: s.id,
+        version: 'timestamp-v2',
+        status: 'historical' as const,
+        active_for_creation: false,
+        routes: ['standard' as const],
+        first_block: firstBlock,
+        token_mode: 'erc20' as const,
+        launch_product: 'non-tax' as const,
+        contracts: { ...s.contracts, ...shared },
+      })),
+    ],
+    quotes: quotes
+      .filter((q) => q.startTick !== undefined)
+      .map((q) => ({
+        address: q.address,
+        symbol: q.symbol,
+        name: q.name,
+        decimals: q.decimals,
+        asset_type: q.asset_type,
+        issuer: null,
+        route: q.route,
+        suite_id: current.id,
+      })),
+  };
+  return parseManifest(manifest, `devnet manifest ${chainId}`);
 }
 
 export async function startDevnet(opts: { dataDir: string; basePort: number }): Promise<Devnet> {
@@ -173,8 +336,8 @@ export async function startDevnet(opts: { dataDir: string; basePort: number }): 
     for (const r of launched) if (r.status === 'fulfilled') nodes.push(r.value);
     const failed = launched.find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
-    const chains = await Promise.all(nodes.map(deployChain));
-    mkdirSync(opts.dataDir, { recursive: true });
+    mkdirSync(join(opts.dataDir, 'deployments'), { recursive: true });
+    const chains = await Promise.all(nodes.map((n) => deployChain(n, opts.dataDir)));
     writeFileSync(join(opts.dataDir, 'devnet.json'), `${JSON.stringify({ chains }, null, 2)}\n`);
     return { chains, bootMs: Date.now() - started, stop };
   } catch (err) {

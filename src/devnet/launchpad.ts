@@ -1,0 +1,224 @@
+// Deploys the launchpad suites onto a devnet chain that already has Uniswap v4: the hook at a mined
+// CREATE2 address with permission bits 0x2ACC, fee escrow, factory, announcement registry and
+// launch-buy adapter (current suite), or a vesting factory with its vault (historical suite), and
+// registers the quotes.
+import {
+  type Abi,
+  type Address,
+  concat,
+  encodeDeployData,
+  getAddress,
+  type Hex,
+  keccak256,
+  zeroAddress,
+} from 'viem';
+import * as A from '../../contracts/artifacts/index.ts';
+import { mineCreate2Salt, type MinedSalt } from '../chain/create2.ts';
+import { mineLaunchSalt } from '../launchpad/salt.ts';
+import type { ChainWriter } from './writer.ts';
+
+/** The deterministic CREATE2 deployer anvil predeploys. */
+export const CREATE2_DEPLOYER = '0x4e59b44847b379578588920cA78FbF26c0B4956C' as const;
+/** beforeInitialize, before{Add,Remove}Liquidity, before/afterSwap, before/afterSwapReturnDelta. */
+export const HOOK_PERMISSION_BITS = 0x2acc;
+
+const art = (abi: unknown, bytecode: Hex) => ({ abi: abi as Abi, bytecode });
+export const ARTIFACTS = {
+  LaunchHook: art(A.LaunchHookAbi, A.LaunchHookBytecode),
+  FeeEscrow: art(A.FeeEscrowAbi, A.FeeEscrowBytecode),
+  LaunchFactory: art(A.LaunchFactoryAbi, A.LaunchFactoryBytecode),
+  VestingLaunchFactory: art(A.VestingLaunchFactoryAbi, A.VestingLaunchFactoryBytecode),
+  AnnouncementRegistry: art(A.AnnouncementRegistryAbi, A.AnnouncementRegistryBytecode),
+  LaunchBuyAdapter: art(A.LaunchBuyAdapterAbi, A.LaunchBuyAdapterBytecode),
+  VestingVault: art(A.VestingVaultAbi, A.VestingVaultBytecode),
+};
+
+export interface SuiteContracts {
+  factory: Address;
+  hook: Address;
+  fee_escrow: Address;
+  announcement_registry: Address;
+  token_deployer: Address;
+  launch_buy_adapter?: Address;
+  vesting_vault?: Address;
+}
+
+export interface QuoteRegistration {
+  quote: Address;
+  startTickToken0Frame: number;
+  /** Historical suites: the creation fee in this quote. */
+  creationFee?: bigint;
+}
+
+// Every chain's devnet deploys the same hook init code (same PoolManager address and deployer), so
+// the nth salt for an init-code hash is mined once per process.
+const minedHookSalts = new Map<string, MinedSalt>();
+
+function hookSalt(initCodeHash: Hex, nth: number): MinedSalt {
+  const key = `${initCodeHash}:${nth}`;
+  let mined = minedHookSalts.get(key);
+  if (!mined) {
+    const previous = nth === 0 ? undefined : hookSalt(initCodeHash, nth - 1);
+    mined = mineCreate2Salt({
+      deployer: CREATE2_DEPLOYER,
+      initCodeHash,
+      start: previous ? BigInt(previous.salt) + 1n : 0n,
+      accept: (a) => (((a[18] as number) << 8) | (a[19] as number)) % 0x4000 === HOOK_PERMISSION_BITS,
+    });
+    minedHookSalts.set(key, mined);
+  }
+  return mined;
+}
+
+/** Deploys the nth hook of this chain (distinct salts, same init code) through the CREATE2 deployer. */
+async function deployHook(w: ChainWriter, poolManager: Address, nth: number): Promise<Address> {
+  const initCode = encodeDeployData({ ...ARTIFACTS.LaunchHook, args: [poolManager, w.from] } as never);
+  const mined = hookSalt(keccak256(initCode), nth);
+  await w.send({ to: CREATE2_DEPLOYER, data: concat([mined.salt, initCode]) });
+  return getAddress(mined.address);
+}
+
+async function deployCore(
+  w: ChainWriter,
+  poolManager: Address,
+  nth: number,
+  factoryArtifact: typeof ARTIFACTS.LaunchFactory,
+  platformFeeRecipient: Address,
+) {
+  const hook = await deployHook(w, poolManager, nth);
+  const feeEscrow = await w.deploy(ARTIFACTS.FeeEscrow, [poolManager, hook]);
+  const factory = await w.deploy(factoryArtifact, [poolManager, hook, feeEscrow, w.from]);
+  const registry = await w.deploy(ARTIFACTS.AnnouncementRegistry, [factory]);
+  const abi = factoryArtifact.abi;
+  await w.write(hook, ARTIFACTS.LaunchHook.abi, 'wire', [factory, feeEscrow]);
+  await w.write(factory, abi, 'setAnnouncementRegistry', [registry]);
+  const components = await Promise.all(
+    [0n, 1n, 2n].map((i) => w.read<unknown>(factory, abi, 'feeComponents', [i])),
+  );
+  await w.write(factory, abi, 'setFeeConfiguration', [platformFeeRecipient, 100, 9900, 20, components]);
+  const tokenDeployer = await w.read<Address>(factory, abi, 'tokenDeployer');
+  return { hook, feeEscrow, factory, registry, tokenDeployer };
+}
+
+export async function deployCurrentSuite(
+  w: ChainWriter,
+  opts: {
+    poolManager: Address;
+    quotes: QuoteRegistration[];
+    nativeLaunchFee: bigint;
+    platformFeeRecipient: Address;
+  },
+): Promise<SuiteContracts> {
+  const core = await deployCore(w, opts.poolManager, 0, ARTIFACTS.LaunchFactory, opts.platformFeeRecipient);
+  const abi = ARTIFACTS.LaunchFactory.abi;
+  const adapter = await w.deploy(ARTIFACTS.LaunchBuyAdapter, [
+    core.factory,
+    core.hook,
+    opts.poolManager,
+    zeroAddress,
+  ]);
+  await w.write(core.factory, abi, 'setLaunchBuyAdapter', [adapter]);
+  await w.write(core.factory, abi, 'setNativeLaunchFee', [opts.nativeLaunchFee]);
+  await w.write(core.factory, abi, 'registerQuotes', [
+    opts.quotes.map((q) => ({ quote: q.quote, startTickToken0Frame: q.startTickToken0Frame })),
+  ]);
+  await w.write(core.factory, abi, 'setLaunchCreationEnabled', [true]);
+  return {
+    factory: core.factory,
+    hook: core.hook,
+    fee_escrow: core.feeEscrow,
+    announcement_registry: core.registry,
+    token_deployer: core.tokenDeployer,
+    launch_buy_adapter: adapter,
+  };
+}
+
+export interface VestingFixture {
+  token: Address;
+  creator: Address;
+  beneficiaries: { address: Address; amount_raw: string }[];
+}
+
+const DAY = 86_400;
+
+/**
+ * A historical-style suite with a vesting vault. It launches one token with vested allocations (so
+ * vesting claims have something to claim), then closes creation, as historical suites are.
+ */
+export async function deployHistoricalSuite(
+  w: ChainWriter,
+  opts: {
+    poolManager: Address;
+    quotes: QuoteRegistration[];
+    platformFeeRecipient: Address;
+    beneficiaries: Address[];
+  },
+): Promise<{ contracts: SuiteContracts; fixture: VestingFixture }> {
+  const core = await deployCore(
+    w,
+    opts.poolManager,
+    1,
+    ARTIFACTS.VestingLaunchFactory,
+    opts.platformFeeRecipient,
+  );
+  const abi = ARTIFACTS.VestingLaunchFactory.abi;
+  const vault = await w.deploy(ARTIFACTS.VestingVault, [core.factory]);
+  await w.write(core.factory, abi, 'setVestingVault', [vault]);
+  await w.write(core.factory, abi, 'registerQuotes', [
+    opts.quotes.map((q) => ({ quote: q.quote, startTickToken0Frame: q.startTickToken0Frame })),
+  ]);
+  for (const q of opts.quotes) {
+    if (q.creationFee) await w.write(core.factory, abi, 'setCreationFee', [q.quote, q.creationFee]);
+  }
+  await w.write(core.factory, abi, 'setLaunchCreationEnabled', [true]);
+
+  const [first, second] = opts.beneficiaries as [Address, Address];
+  const million = 10n ** 6n * 10n ** 18n;
+  const vested = [
+    {
+      beneficiary: first,
+      amount: 10n * million,
+      steps: [
+        { delay: DAY, cumulativeBps: 2500 },
+        { delay: 30 * DAY, cumulativeBps: 10_000 },
+      ],
+    },
+    { beneficiary: second, amount: 5n * million, steps: [{ delay: 7 * DAY, cumulativeBps: 10_000 }] },
+  ];
+  const native = opts.quotes.find((q) => q.quote === zeroAddress);
+  const params = {
+    tokenName: 'Vested Devnet Token',
+    tokenSymbol: 'VEST',
+    tokenContractURI: '',
+    creatorSalt: `0x${'00'.repeat(32)}` as Hex,
+    quoteToken: zeroAddress,
+    expectedConfigVersion: await w.read<bigint>(core.factory, abi, 'configVersion'),
+    deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    allocations: [],
+    vestedAllocations: vested,
+    roleMode: 0,
+  };
+  const salt = mineLaunchSalt({
+    tokenDeployer: core.tokenDeployer,
+    creator: w.from,
+    initCodeHash: await w.read<Hex>(core.factory, abi, 'launchTokenBytecodeHash', [params]),
+  });
+  params.creatorSalt = salt.creatorSalt;
+  await w.write(core.factory, abi, 'createLaunch', [params], native?.creationFee ?? 0n);
+  await w.write(core.factory, abi, 'setLaunchCreationEnabled', [false]);
+  return {
+    contracts: {
+      factory: core.factory,
+      hook: core.hook,
+      fee_escrow: core.feeEscrow,
+      announcement_registry: core.registry,
+      token_deployer: core.tokenDeployer,
+      vesting_vault: vault,
+    },
+    fixture: {
+      token: salt.predictedToken,
+      creator: w.from,
+      beneficiaries: vested.map((v) => ({ address: v.beneficiary, amount_raw: v.amount.toString() })),
+    },
+  };
+}
