@@ -1,29 +1,56 @@
 // launchpad start | keys create|list|revoke | migrate | openapi
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChainClients } from './chain/clients.ts';
 import { systemClock } from './clock.ts';
 import { MemoryBackend } from './http/limits/backend.ts';
 import { Limiter, openLimiter } from './http/limits/limits.ts';
 import { PLAN_LIMITS } from './http/limits/plans.ts';
-import { startDevnet } from './devnet/devnet.ts';
+import { type Devnet, startDevnet } from './devnet/devnet.ts';
 import { buildServer } from './server.ts';
-import { loadSettings, SettingsError } from './settings.ts';
+import { loadSettings, type Settings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
 import { openDatabase } from './store/db.ts';
 
 const USAGE = `usage:
-  launchpad start                     run the gateway (HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL, …)
+  launchpad start                     run the gateway (HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL, RPC_URL_<id>, …);
+                                      without any RPC_URL_<id> it runs the local devnet too
   launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]... [--expires <iso>]
                         [--limits '<json>'] [--json]
   launchpad keys limits <key_id> '<json>'  per-key overrides of unitsPerMinute, burstPerSecond, daily, monthly, maxPage
   launchpad keys list [--json]
   launchpad keys revoke <key_id>
-  launchpad devnet                    run the local devnet (one anvil per chain, Uniswap v4, Permit2) until stopped
+  launchpad devnet                    run the local devnet alone (anvil per chain, Uniswap v4, launchpad suites) until stopped
   launchpad migrate                   apply database migrations and exit
   launchpad openapi                   print the OpenAPI document`;
 
+/**
+ * Without any RPC_URL_*, the gateway brings up the local devnet (one anvil per chain, everything
+ * deployed) and talks to it; the devnet stops with the gateway.
+ */
+async function embeddedDevnet(settings: Settings): Promise<{ settings: Settings; devnet?: Devnet }> {
+  if (Object.keys(settings.rpcUrls).length > 0) return { settings };
+  const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
+  const rpcUrls = Object.fromEntries(devnet.chains.map((c) => [c.chain_id, [c.rpc_url]]));
+  process.stdout.write(
+    `no RPC_URL_* set: devnet ready in ${devnet.bootMs} ms (chains ${devnet.chains
+      .map((c) => `${c.chain_id} at ${c.rpc_url}`)
+      .join(', ')}); ${join(settings.dataDir, 'devnet.json')} written\n`,
+  );
+  return { settings: { ...settings, rpcUrls }, devnet };
+}
+
 async function start() {
-  const settings = loadSettings();
+  const { settings, devnet } = await embeddedDevnet(loadSettings());
+  try {
+    await serve(settings, devnet);
+  } catch (err) {
+    await devnet?.stop();
+    throw err;
+  }
+}
+
+async function serve(settings: Settings, devnet: Devnet | undefined) {
   const database = await openDatabase(settings);
   const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
   const limiter = await openLimiter(settings, systemClock);
@@ -42,6 +69,7 @@ async function start() {
       await app.close();
       await database.close();
       await limiter.backend.close();
+      await devnet?.stop();
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');

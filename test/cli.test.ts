@@ -1,10 +1,15 @@
 // The launchpad command as a user runs it: start, keys against a running server, graceful shutdown.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createPublicClient, http } from 'viem';
+import { parseManifest } from '../src/launchpad/manifest.ts';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startFakeRpc } from './support/fakeRpc.ts';
 import { call, freshPostgres, tempDir } from './support/gateway.ts';
+import { freePortRange } from './support/net.ts';
 
 const run = promisify(execFile);
 const BIN = 'bin/launchpad.js';
@@ -15,8 +20,10 @@ afterEach(() => {
 });
 
 async function startProcess(env: Record<string, string>) {
+  // Without RPC_URL_* the gateway runs its own devnet: give it ports of its own.
+  const devnetPort = String(await freePortRange(4));
   const child = spawn(process.execPath, [BIN, 'start'], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DEVNET_PORT: devnetPort, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -40,6 +47,35 @@ function cli(args: string[], env: Record<string, string>) {
 }
 
 describe('launchpad start', () => {
+  it('without RPC_URL_* runs the devnet with everything deployed, and stops it on SIGTERM', async () => {
+    const dataDir = tempDir();
+    const gw = await startProcess({ LAUNCHPAD_DATA_DIR: dataDir });
+    expect(gw.output()).toMatch(/devnet ready in \d+ ms/);
+    const written = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8')) as {
+      chains: { chain_id: number; rpc_url: string; manifest_path: string }[];
+    };
+    expect(written.chains.map((c) => c.chain_id)).toEqual([8453, 4663, 143, 5042]);
+    for (const chain of written.chains) {
+      const manifest = parseManifest(JSON.parse(readFileSync(chain.manifest_path, 'utf8')));
+      const factory = manifest.suites[0]?.contracts.factory as `0x${string}`;
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      expect(await client.getChainId()).toBe(chain.chain_id);
+      expect(((await client.getCode({ address: factory })) ?? '0x').length).toBeGreaterThan(2);
+    }
+    const health = (await (await fetch(`${gw.base}/health`)).json()) as {
+      data: { chains: { rpc: string }[] };
+    };
+    expect(health.data.chains.map((c) => c.rpc)).toEqual(['ok', 'ok', 'ok', 'ok']);
+
+    gw.child.kill('SIGTERM');
+    const [code] = await once(gw.child, 'exit');
+    expect(code).toBe(0);
+    // The anvils went with it.
+    for (const chain of written.chains) {
+      await expect(fetch(chain.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    }
+  });
+
   it('prints the base URL once ready; keys made by the CLI work against the running server', async () => {
     const env = { LAUNCHPAD_DATA_DIR: tempDir() };
     const gw = await startProcess(env);

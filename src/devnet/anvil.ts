@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -31,10 +32,31 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return json.result;
 }
 
+/**
+ * anvil runs under a small sh guard that kills it when its stdin closes: on stop(), and also when this
+ * process dies without cleaning up (SIGKILL, crash), so no anvil outlives the gateway that started it.
+ * The guard exits with anvil, so a failed start (port taken) is seen at once.
+ */
+const GUARD = 'exec 3<&0; "$0" "$@" & pid=$!; (read -r _ <&3; kill "$pid" 2>/dev/null) & wait "$pid"';
+
+/** Whether nothing listens on the port: anvil would fail on a taken one, and the RPC probe below could
+ * otherwise mistake another node on that port for the new one. */
+async function portFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 export async function startAnvil(chainId: number, port: number): Promise<AnvilNode> {
+  if (!(await portFree(port))) throw new Error(`devnet port ${port} (chain ${chainId}) is already in use`);
   const child: ChildProcess = spawn(
-    anvilBinary(),
+    'sh',
     [
+      '-c',
+      GUARD,
+      anvilBinary(),
       '--chain-id',
       String(chainId),
       '--port',
@@ -45,7 +67,7 @@ export async function startAnvil(chainId: number, port: number): Promise<AnvilNo
       'cancun',
       '--silent',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['pipe', 'ignore', 'pipe'] },
   );
   let stderr = '';
   child.stderr?.on('data', (d) => {
@@ -61,7 +83,7 @@ export async function startAnvil(chainId: number, port: number): Promise<AnvilNo
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
+      child.stdin?.end();
       throw new Error(`anvil for chain ${chainId} did not start on port ${port}`);
     }
     await new Promise((r) => setTimeout(r, 25));
@@ -71,8 +93,9 @@ export async function startAnvil(chainId: number, port: number): Promise<AnvilNo
     rpcUrl,
     async stop() {
       if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      const exited = once(child, 'exit');
+      child.stdin?.end();
+      await exited;
     },
   };
 }

@@ -8,3 +8,22 @@ export async function freePort(): Promise<number> {
   await new Promise((r) => server.close(r));
   return typeof address === 'object' && address ? address.port : 0;
 }
+
+async function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first of `count` consecutive TCP ports on 127.0.0.1 that are all free right now. */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 10_000);
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await isFree(base + i);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}

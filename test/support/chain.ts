@@ -1,0 +1,220 @@
+// Test helpers against a devnet chain: send as anvil's unlocked accounts, move time, launch tokens
+// and swap through the Universal Router the way a wallet would.
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  decodeEventLog,
+  encodeFunctionData,
+  type Hex,
+  http,
+  maxUint160,
+  parseAbi,
+  type PublicClient,
+  type TransactionReceipt,
+  zeroAddress,
+} from 'viem';
+import * as A from '../../contracts/artifacts/index.ts';
+import type { DevnetChain } from '../../src/devnet/devnet.ts';
+import { mineLaunchSalt } from '../../src/launchpad/salt.ts';
+import { launchPoolKey, type PoolKey, encodeHookData } from '../../src/launchpad/pool.ts';
+import { encodeExactInSingleSwap } from '../../src/chain/universalRouter.ts';
+
+export const ERC20 = parseAbi([
+  'function balanceOf(address) view returns (uint256)',
+  'function approve(address, uint256) returns (bool)',
+  'function totalSupply() view returns (uint256)',
+  'function name() view returns (string)',
+  'function symbol() view returns (string)',
+]);
+export const PERMIT2 = parseAbi([
+  'function approve(address token, address spender, uint160 amount, uint48 expiration)',
+  'function allowance(address owner, address token, address spender) view returns (uint160, uint48, uint48)',
+]);
+export const ERC6909 = parseAbi(['function balanceOf(address owner, uint256 id) view returns (uint256)']);
+
+export class TestChain {
+  readonly client: PublicClient;
+  private readonly wallet;
+  readonly current: DevnetChain['suites'][number]['contracts'];
+
+  constructor(readonly chain: DevnetChain) {
+    this.client = createPublicClient({ transport: http(chain.rpc_url) }) as PublicClient;
+    this.wallet = createWalletClient({ transport: http(chain.rpc_url) });
+    this.current = (
+      chain.suites.find((s) => s.status === 'current') as DevnetChain['suites'][number]
+    ).contracts;
+  }
+
+  account(i: number): Address {
+    return this.chain.accounts[i] as Address;
+  }
+
+  quote(symbol: string): Address {
+    const q = this.chain.quotes.find((x) => x.symbol === symbol);
+    if (!q) throw new Error(`no quote ${symbol}`);
+    return q.address;
+  }
+
+  /** Sends as an unlocked account; resolves with the receipt, or rejects with the revert. */
+  async send(from: Address, to: Address, data: Hex, value = 0n): Promise<TransactionReceipt> {
+    const hash = await this.wallet.sendTransaction({ account: from, chain: null, to, data, value });
+    const receipt = await this.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    return receipt;
+  }
+
+  async call(from: Address, to: Address, abi: Abi, functionName: string, args: unknown[], value = 0n) {
+    const data = encodeFunctionData({ abi, functionName, args } as never);
+    return this.send(from, to, data, value);
+  }
+
+  /** The custom error name a call would revert with (simulated at the latest block). */
+  async revertName(from: Address, to: Address, abi: Abi, functionName: string, args: unknown[], value = 0n) {
+    try {
+      await this.client.simulateContract({
+        account: from,
+        address: to,
+        abi,
+        functionName,
+        args,
+        value,
+      } as never);
+    } catch (err) {
+      const e = err as { walk: (fn: (e: unknown) => boolean) => { data?: { errorName?: string } } | null };
+      return e.walk((x) => (x as { data?: { errorName?: string } }).data?.errorName !== undefined)?.data
+        ?.errorName;
+    }
+    return undefined;
+  }
+
+  read<T>(address: Address, abi: Abi, functionName: string, args: unknown[] = []): Promise<T> {
+    return this.client.readContract({ address, abi, functionName, args } as never) as Promise<T>;
+  }
+
+  async timestamp(): Promise<bigint> {
+    return (await this.client.getBlock()).timestamp;
+  }
+
+  async setNextTimestamp(ts: bigint): Promise<void> {
+    await this.client.request({
+      method: 'evm_setNextBlockTimestamp',
+      params: [`0x${ts.toString(16)}`],
+    } as never);
+  }
+
+  async advance(seconds: number): Promise<void> {
+    await this.client.request({ method: 'evm_increaseTime', params: [`0x${seconds.toString(16)}`] } as never);
+    await this.client.request({ method: 'evm_mine', params: [] } as never);
+  }
+
+  events(receipt: TransactionReceipt, abi: Abi, eventName: string): Record<string, unknown>[] {
+    const out: Record<string, unknown>[] = [];
+    for (const log of receipt.logs) {
+      try {
+        const ev = decodeEventLog({ abi, data: log.data, topics: log.topics });
+        if (ev.eventName === eventName) out.push({ ...(ev.args as object), address: log.address });
+      } catch {
+        // another contract's event
+      }
+    }
+    return out;
+  }
+
+  async launchParams(
+    creator: Address,
+    opts: { quote?: Address; name?: string; symbol?: string; editable?: boolean; contractURI?: string } = {},
+  ) {
+    const factory = this.current.factory;
+    const params = {
+      tokenName: opts.name ?? 'Devnet Launch',
+      tokenSymbol: opts.symbol ?? 'DVL',
+      tokenContractURI: opts.contractURI ?? 'ipfs://bafkreidevnetlaunch',
+      creatorSalt: `0x${'00'.repeat(32)}` as Hex,
+      quoteToken: opts.quote ?? zeroAddress,
+      expectedConfigVersion: await this.read<bigint>(factory, A.LaunchFactoryAbi, 'configVersion'),
+      deadline: (await this.timestamp()) + 900n,
+      metadataEditable: opts.editable ?? true,
+      metadataKeys: ['twitter'],
+      metadataValues: ['@devnet'],
+    };
+    const salt = mineLaunchSalt({
+      tokenDeployer: this.current.token_deployer,
+      creator,
+      initCodeHash: await this.read<Hex>(factory, A.LaunchFactoryAbi, 'launchTokenBytecodeHash', [params]),
+    });
+    params.creatorSalt = salt.creatorSalt;
+    return { params, predicted: salt.predictedToken };
+  }
+
+  async launch(creator: Address, opts: Parameters<TestChain['launchParams']>[1] = {}) {
+    const { params, predicted } = await this.launchParams(creator, opts);
+    const fee = await this.read<bigint>(this.current.factory, A.LaunchFactoryAbi, 'nativeLaunchFee');
+    const receipt = await this.call(
+      creator,
+      this.current.factory,
+      A.LaunchFactoryAbi,
+      'createLaunch',
+      [params],
+      fee,
+    );
+    const key = launchPoolKey(predicted, params.quoteToken, 200, this.current.hook);
+    const launched = this.events(receipt, A.LaunchFactoryAbi, 'Launched')[0] as {
+      token: Address;
+      poolId: Hex;
+    };
+    const block = await this.client.getBlock({ blockNumber: receipt.blockNumber });
+    return {
+      token: launched.token,
+      predicted,
+      poolId: launched.poolId,
+      key,
+      receipt,
+      launchTime: block.timestamp,
+    };
+  }
+
+  /** Lets the Universal Router pull `token` from `owner` through Permit2 (on-chain approvals). */
+  async approveForRouter(owner: Address, token: Address): Promise<void> {
+    await this.call(owner, token, ERC20, 'approve', [this.chain.uniswap.permit2, 2n ** 256n - 1n]);
+    await this.call(owner, this.chain.uniswap.permit2, PERMIT2, 'approve', [
+      token,
+      this.chain.uniswap.universal_router,
+      maxUint160,
+      2 ** 48 - 1,
+    ]);
+  }
+
+  swapCall(
+    key: PoolKey,
+    input: Address,
+    amountIn: bigint,
+    opts: { referrer?: Address; comment?: string; minOut?: bigint } = {},
+  ) {
+    return encodeExactInSingleSwap({
+      key,
+      zeroForOne: input === key.currency0,
+      amountIn,
+      minAmountOut: opts.minOut ?? 1n,
+      hookData: encodeHookData(opts.referrer, opts.comment),
+      deadline: 2n ** 40n,
+    });
+  }
+
+  async swap(
+    trader: Address,
+    key: PoolKey,
+    input: Address,
+    amountIn: bigint,
+    opts: { referrer?: Address; comment?: string; minOut?: bigint } = {},
+  ) {
+    const { data, value } = this.swapCall(key, input, amountIn, opts);
+    return this.send(trader, this.chain.uniswap.universal_router, data, value);
+  }
+
+  async balance(token: Address, owner: Address): Promise<bigint> {
+    if (token === zeroAddress) return this.client.getBalance({ address: owner });
+    return this.read<bigint>(token, ERC20, 'balanceOf', [owner]);
+  }
+}
