@@ -27,7 +27,10 @@ interface Output {
   errors?: { severity: string; formattedMessage: string }[];
   contracts: Record<
     string,
-    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+    Record<
+      string,
+      { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }
+    >
   >;
 }
 

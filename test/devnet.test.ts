@@ -1,7 +1,16 @@
-// The local devnet: four anvils with their chain ids, Uniswap v4 and Permit2 deployed and wired.
+// The local devnet: four anvils with their chain ids, Uniswap v4, Permit2 and the launchpad suites
+// deployed and wired, described by manifests in the production format.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPublicClient, type Hex, hashDomain, http, parseAbi } from 'viem';
+import { type Abi, type Address, createPublicClient, type Hex, hashDomain, http, parseAbi } from 'viem';
+import {
+  AnnouncementRegistryAbi,
+  FeeEscrowAbi,
+  LaunchBuyAdapterAbi,
+  LaunchFactoryAbi,
+  LaunchHookAbi,
+} from '../contracts/artifacts/index.ts';
+import { parseManifest } from '../src/launchpad/manifest.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
 import { PERMIT2_ADDRESS } from '../src/devnet/uniswap.ts';
@@ -117,5 +126,72 @@ describe('devnet', () => {
   it('writes devnet.json with every chain', () => {
     const written = JSON.parse(readFileSync(join(dataDir, 'devnet.json'), 'utf8'));
     expect(written.chains).toEqual(JSON.parse(JSON.stringify(devnet.chains)));
+  });
+});
+
+describe('devnet launchpad suites', () => {
+  const A = {
+    factory: LaunchFactoryAbi as Abi,
+    hook: LaunchHookAbi as Abi,
+    escrow: FeeEscrowAbi as Abi,
+    registry: AnnouncementRegistryAbi as Abi,
+    adapter: LaunchBuyAdapterAbi as Abi,
+  };
+
+  it('writes one manifest per chain in the production format, matching what is deployed', async () => {
+    const fees: Record<number, bigint> = {
+      8453: 10n ** 15n,
+      4663: 10n ** 15n,
+      143: 0n,
+      5042: 2n * 10n ** 18n,
+    };
+    for (const chain of devnet.chains) {
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      const read = (address: string, abi: Abi, functionName: string, args: unknown[] = []) =>
+        client.readContract({
+          address: address as Address,
+          abi,
+          functionName,
+          args,
+        } as never) as Promise<unknown>;
+      const manifest = parseManifest(JSON.parse(readFileSync(chain.manifest_path, 'utf8')));
+      expect(manifest.chain_id).toBe(chain.chain_id);
+      const current = manifest.suites.find((s) => s.status === 'current');
+      const c = current?.contracts as Required<NonNullable<typeof current>['contracts']>;
+      expect(c).toMatchObject(chain.suites[0]?.contracts as object);
+      expect(current?.routes).toEqual(
+        chain.chain_id === 8453 || chain.chain_id === 4663 ? ['rwa', 'standard'] : ['standard'],
+      );
+
+      // The hook sits at an address carrying its permission bits, wired to its factory and escrow.
+      expect(Number(BigInt(c.hook) & 0x3fffn)).toBe(0x2acc);
+      expect(await read(c.hook, A.hook, 'factory')).toBe(c.factory);
+      expect(await read(c.hook, A.hook, 'feeEscrow')).toBe(c.fee_escrow);
+      expect(await read(c.fee_escrow, A.escrow, 'hook')).toBe(c.hook);
+      expect(await read(c.announcement_registry, A.registry, 'factory')).toBe(c.factory);
+      expect(await read(c.factory, A.factory, 'announcementRegistry')).toBe(c.announcement_registry);
+      expect(await read(c.factory, A.factory, 'launchBuyAdapter')).toBe(c.launch_buy_adapter);
+      expect(await read(c.factory, A.factory, 'tokenDeployer')).toBe(c.token_deployer);
+      expect(await read(c.factory, A.factory, 'launchCreationEnabled')).toBe(true);
+      expect(await read(c.factory, A.factory, 'nativeLaunchFee')).toBe(fees[chain.chain_id]);
+      expect(await read(c.factory, A.factory, 'launchSupply')).toBe(10n ** 27n);
+      expect(await read(c.factory, A.factory, 'platformFeeRecipient')).toBe(chain.accounts[9]);
+
+      // Every manifest quote is registered on its suite's factory with its decimals.
+      expect(manifest.quotes.length).toBeGreaterThan(0);
+      for (const q of manifest.quotes) {
+        const [registered, decimals] = (await read(c.factory, A.factory, 'quoteConfig', [q.address])) as [
+          boolean,
+          number,
+        ];
+        expect([q.symbol, registered, decimals]).toEqual([q.symbol, true, q.decimals]);
+      }
+      const historical = manifest.suites.filter((s) => s.status === 'historical');
+      expect(historical.length).toBe(chain.chain_id === 8453 ? 1 : 0);
+      for (const h of historical) {
+        expect(h.contracts.vesting_vault).toBeDefined();
+        expect(await read(h.contracts.factory, A.factory, 'launchCreationEnabled')).toBe(false);
+      }
+    }
   });
 });
