@@ -7,6 +7,7 @@ import {
   type Hex,
   keccak256,
   stringToHex,
+  toFunctionSelector,
   zeroAddress,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -235,6 +236,38 @@ describe('anti-snipe', () => {
       expect((await owed(base, treasury, ETH)) - platform).toBe(fee - 7n * 10n ** 15n);
     }
     expect(await base.read(base.current.hook, HOOK, 'currentFeeBps', [id])).toBe(100n);
+  });
+});
+
+describe('exact-output swaps', () => {
+  const quoteExactOut = (key: Awaited<ReturnType<TestChain['launch']>>['key'], amountOut: bigint) =>
+    base.client.simulateContract({
+      address: base.chain.uniswap.quoter,
+      abi: QUOTER,
+      functionName: 'quoteExactOutputSingle',
+      args: [{ poolKey: key, zeroForOne: true, exactAmount: amountOut, hookData: '0x' }],
+    });
+
+  it('are refused inside the anti-snipe window and charged ceil(m × bps / (10000 − bps)) after it', async () => {
+    const { token, key } = await base.launch(creator);
+    const selector = toFunctionSelector('ExactOutputDisabledDuringAntiSnipe()').slice(2);
+    const refused = await quoteExactOut(key, 10n ** 24n).then(
+      () => '',
+      (err: { walk: (fn: (e: unknown) => boolean) => unknown }) =>
+        JSON.stringify(err.walk((e) => typeof (e as { raw?: unknown }).raw === 'string')),
+    );
+    expect(refused).toContain(selector);
+
+    await base.advance(21);
+    const want = 10n ** 24n;
+    const { result } = await quoteExactOut(key, want);
+    const [amountIn] = result as [bigint, bigint];
+    // Paying that input exact-in buys at least the wanted amount (the fee maths of both modes agree).
+    const before = await base.balance(token, trader);
+    await base.swap(trader, key, ETH, amountIn);
+    const got = (await base.balance(token, trader)) - before;
+    expect(got).toBeGreaterThanOrEqual(want);
+    expect(got - want).toBeLessThan(want / 10_000n);
   });
 });
 
