@@ -29,7 +29,7 @@ const USAGE = `usage:
  * deployed) and talks to it; the devnet stops with the gateway.
  */
 async function embeddedDevnet(settings: Settings): Promise<{ settings: Settings; devnet?: Devnet }> {
-  if (Object.keys(settings.rpcUrls).length > 0) return { settings };
+  if (settings.devnet === 'off' || Object.keys(settings.rpcUrls).length > 0) return { settings };
   const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
   const rpcUrls = Object.fromEntries(devnet.chains.map((c) => [c.chain_id, [c.rpc_url]]));
   process.stdout.write(

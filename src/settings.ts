@@ -23,6 +23,8 @@ export interface Settings {
   redisUrl: string | undefined;
   /** First port of the local devnet (`launchpad devnet`): chains 8453, 4663, 143, 5042 on +0..3. */
   devnetPort: number;
+  /** `auto`: run the embedded devnet when no RPC_URL_* is set; `off`: never (chains without RPC stay unavailable). */
+  devnet: 'auto' | 'off';
   /** LIMITS=off disables rate limits and quotas entirely. */
   limitsOff: boolean;
 }
@@ -96,5 +98,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     limitsOff: env.LIMITS === 'off',
     devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
+    devnet: devnetMode(env.DEVNET),
   };
+}
+
+function devnetMode(value: string | undefined): 'auto' | 'off' {
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  if (value === 'off') return 'off';
+  throw new SettingsError('DEVNET must be auto or off');
 }

@@ -134,7 +134,7 @@ describe('redis backend', () => {
           () =>
             new Promise<string>((resolve, reject) => {
               const child = spawn(process.execPath, ['bin/launchpad.js', 'start'], {
-                env,
+                env: { ...env, DEVNET: 'off' },
                 stdio: ['ignore', 'pipe', 'inherit'],
               });
               children.push(child);

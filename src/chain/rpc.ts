@@ -1,0 +1,97 @@
+// JSON-RPC over HTTP with the failure classes the API maps (timeout → 504 upstream_timeout, malformed
+// or failed answer → 502 upstream_error, unreachable → 503 temporarily_unavailable), and batches: a
+// request's reads go to the node in one HTTP round trip. viem does the ABI work; this is only transport.
+
+export type UpstreamKind = 'timeout' | 'invalid' | 'unreachable';
+
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: UpstreamKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+/** A JSON-RPC error object the node returned for one request (a revert, an unknown method, …). */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type RpcResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorObject };
+
+export interface RpcRequest {
+  method: string;
+  params: unknown[];
+}
+
+export class RpcEndpoint {
+  /** HTTP round trips made (for benchmarks and tests). */
+  roundTrips = 0;
+
+  constructor(
+    readonly url: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** One request; a JSON-RPC error is returned, not thrown. */
+  async request(method: string, params: unknown[]): Promise<RpcResult> {
+    const [result] = await this.batch([{ method, params }]);
+    return result as RpcResult;
+  }
+
+  /** Several requests in one HTTP round trip, results in request order. */
+  async batch(requests: RpcRequest[]): Promise<RpcResult[]> {
+    const body = requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params }));
+    this.roundTrips++;
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new UpstreamFailure('timeout', `no answer within ${this.timeoutMs} ms`);
+      }
+      throw new UpstreamFailure('unreachable', 'the node is unreachable');
+    }
+    let json: unknown;
+    try {
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      json = await response.json();
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new UpstreamFailure('timeout', `no answer within ${this.timeoutMs} ms`);
+      }
+      throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
+    }
+    // Nodes may answer a batch in any order; match by id.
+    if (!Array.isArray(json)) throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
+    const byId = new Map<number, RpcResult>();
+    for (const item of json as { id?: unknown; result?: unknown; error?: RpcErrorObject }[]) {
+      if (typeof item?.id !== 'number') continue;
+      if (item.error && typeof item.error.code === 'number')
+        byId.set(item.id, { ok: false, error: item.error });
+      else if ('result' in item) byId.set(item.id, { ok: true, result: item.result });
+    }
+    return requests.map((_, id) => {
+      const r = byId.get(id);
+      if (!r) throw new UpstreamFailure('invalid', 'the node left requests of a batch unanswered');
+      return r;
+    });
+  }
+}
+
+/** The value of a result that must have succeeded; a JSON-RPC error here is an upstream error. */
+export function expectOk(result: RpcResult, what: string): unknown {
+  if (!result.ok) throw new UpstreamFailure('invalid', `${what} failed: ${result.error.message}`);
+  return result.result;
+}
