@@ -9,7 +9,7 @@ import { createBenchKey, type Load, load, median, printLoads, ROUNDS, startServe
 export async function benchHttp() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
   // Request logging off (warn) in the gateway, as the ceiling has no logger at all.
-  const env = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+  const env = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DEVNET: 'off' };
   const key = createBenchKey(env, dataDir);
   const hello = await startServer(['bin/run-ts.js', 'bench/helloServer.ts']);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);

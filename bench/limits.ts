@@ -56,7 +56,7 @@ export async function benchLimits() {
     console.log(`| Redis (Lua, loopback) | ${redisUs.toFixed(1)} |`);
 
     const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
-    const base = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' };
+    const base = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DEVNET: 'off' };
     const key = createBenchKey(base, dataDir);
     const servers = {
       off: await startServer(['bin/launchpad.js', 'start'], { ...base, LIMITS: 'off' }),
