@@ -37,7 +37,7 @@ async function embeddedDevnet(settings: Settings): Promise<{ settings: Settings;
       .map((c) => `${c.chain_id} at ${c.rpc_url}`)
       .join(', ')}); ${join(settings.dataDir, 'devnet.json')} written\n`,
   );
-  return { settings: { ...settings, rpcUrls }, devnet };
+  return { settings: { ...settings, rpcUrls, manifestsDir: join(settings.dataDir, 'deployments') }, devnet };
 }
 
 async function start() {

@@ -24,6 +24,7 @@ import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts'
 import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
 import type { RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
+import { Deployments } from './launchpad/deployments.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerPlannedRoutes } from './routes/planned.ts';
@@ -38,6 +39,8 @@ export interface ServerDeps {
   chains: ChainClients;
   clock: Clock;
   limiter: Limiter;
+  /** Deployment manifests; default: loaded from settings.manifestsDir. */
+  deployments?: Deployments;
   /** Extra routes registered with the gateway's hooks (tests use it for instrumented handlers). */
   extraRoutes?: (app: FastifyInstance) => void;
   /** pino logger options, or false for none (benchmarks). */
@@ -313,7 +316,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     },
   });
 
-  const routeDeps = { settings, database, chains: deps.chains, clock, limiter };
+  const deployments = deps.deployments ?? Deployments.load(settings.manifestsDir);
+  const routeDeps = { settings, database, chains: deps.chains, clock, limiter, deployments };
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
   const planned = new Set<string>();

@@ -1,5 +1,6 @@
 // Environment -> typed settings, in one place. Nothing else reads process.env.
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CHAIN_IDS, type ChainId } from './launchpad/chains.ts';
 
 export interface Settings {
@@ -25,11 +26,16 @@ export interface Settings {
   devnetPort: number;
   /** `auto`: run the embedded devnet when no RPC_URL_* is set; `off`: never (chains without RPC stay unavailable). */
   devnet: 'auto' | 'off';
+  /** Deployment manifests (one JSON per chain): the production ones, or the devnet's when it is embedded. */
+  manifestsDir: string;
   /** LIMITS=off disables rate limits and quotas entirely. */
   limitsOff: boolean;
 }
 
 export class SettingsError extends Error {}
+
+/** The committed production manifests. */
+export const PRODUCTION_MANIFESTS = fileURLToPath(new URL('../deployments', import.meta.url));
 
 function int(
   env: NodeJS.ProcessEnv,
@@ -99,6 +105,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     limitsOff: env.LIMITS === 'off',
     devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
     devnet: devnetMode(env.DEVNET),
+    manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
   };
 }
 

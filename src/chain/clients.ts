@@ -1,7 +1,7 @@
-// One viem client per configured RPC URL of each chain (RPC_URL_<chain_id>, comma-separated).
-import { createPublicClient, http, type PublicClient } from 'viem';
+// The RPC endpoints of each chain (RPC_URL_<chain_id>, comma-separated, or the embedded devnet).
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Settings } from '../settings.ts';
+import { RpcEndpoint } from './rpc.ts';
 
 export type RpcStatus = 'ok' | 'down' | 'not_configured';
 
@@ -15,39 +15,48 @@ export interface ChainProbe {
 }
 
 export class ChainClients {
-  private readonly clients = new Map<ChainId, PublicClient[]>();
+  private readonly byChain = new Map<ChainId, RpcEndpoint[]>();
 
   constructor(rpcUrls: Settings['rpcUrls'], timeoutMs: number) {
     for (const chainId of CHAIN_IDS) {
       const urls = rpcUrls[chainId] ?? [];
-      if (urls.length === 0) continue;
-      this.clients.set(
-        chainId,
-        urls.map((url) =>
-          createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0 }) }),
-        ),
-      );
+      if (urls.length > 0)
+        this.byChain.set(
+          chainId,
+          urls.map((url) => new RpcEndpoint(url, timeoutMs)),
+        );
     }
   }
 
   isConfigured(chainId: ChainId): boolean {
-    return this.clients.has(chainId);
+    return this.byChain.has(chainId);
+  }
+
+  endpoints(chainId: ChainId): RpcEndpoint[] {
+    return this.byChain.get(chainId) ?? [];
   }
 
   /** Asks every provider of the chain for its head block; the chain is ok when one answers. */
   async probe(chainId: ChainId): Promise<ChainProbe> {
-    const clients = this.clients.get(chainId) ?? [];
-    if (clients.length === 0) {
+    const endpoints = this.endpoints(chainId);
+    if (endpoints.length === 0) {
       return { chain_id: chainId, rpc: 'not_configured', providers_ok: 0, providers: 0, head_block: null };
     }
-    const results = await Promise.allSettled(clients.map((c) => c.getBlockNumber({ cacheTime: 0 })));
-    const heads = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const results = await Promise.allSettled(endpoints.map((e) => e.request('eth_blockNumber', [])));
+    const heads = results.flatMap((r) =>
+      r.status === 'fulfilled' &&
+      r.value.ok &&
+      typeof r.value.result === 'string' &&
+      /^0x[0-9a-f]+$/i.test(r.value.result)
+        ? [BigInt(r.value.result)]
+        : [],
+    );
     const head = heads.reduce<bigint | null>((max, h) => (max === null || h > max ? h : max), null);
     return {
       chain_id: chainId,
       rpc: heads.length > 0 ? 'ok' : 'down',
       providers_ok: heads.length,
-      providers: clients.length,
+      providers: endpoints.length,
       head_block: head === null ? null : head.toString(),
     };
   }

@@ -236,7 +236,13 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
     vesting = historical.fixture;
   }
 
-  const manifest = devnetManifest(chainId, uniswap, suites, quotes, firstBlock);
+  // The historical suite took the native currency and USDC (historical quotes keep their suite id).
+  const historicalQuotes = suites[1]
+    ? quotes
+        .filter((q) => q.address === zeroAddress || q.symbol === 'USDC')
+        .map((q) => ({ ...q, suiteId: suites[1]?.id }))
+    : [];
+  const manifest = devnetManifest(chainId, uniswap, suites, [...quotes, ...historicalQuotes], firstBlock);
   const manifestPath = join(dataDir, 'deployments', `devnet-${chainId}.json`);
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   return {
@@ -268,10 +274,13 @@ function devnetManifest(
     asset_type: DevnetQuote['asset_type'];
     route: 'standard' | 'rwa';
     startTick?: number;
+    suiteId?: string;
   }[],
   firstBlock: number,
 ): ChainManifest {
-  const routes = [...new Set(quotes.filter((q) => q.startTick !== undefined).map((q) => q.route))];
+  const routes = [
+    ...new Set(quotes.filter((q) => q.startTick !== undefined && !q.suiteId).map((q) => q.route)),
+  ];
   const [current, ...historical] = suites as [DevnetChain['suites'][number], ...DevnetChain['suites']];
   const shared = {
     pool_manager: uniswap.pool_manager,
@@ -319,7 +328,7 @@ function devnetManifest(
         asset_type: q.asset_type,
         issuer: null,
         route: q.route,
-        suite_id: current.id,
+        suite_id: q.suiteId ?? current.id,
       })),
   };
   return parseManifest(manifest, `devnet manifest ${chainId}`);

@@ -73,6 +73,8 @@ export const QuoteManifest = Type.Object(
     ]),
     route: StringEnum(['standard', 'rwa']),
     suite_id: Type.String(),
+    /** Catalog flag: offered for new launches when registered (default true). */
+    selectable: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

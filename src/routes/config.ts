@@ -1,13 +1,14 @@
-// GET /v1/config. The static chain section is served here; the live sections (suites, quotes) need a
-// pinned chain read and answer temporarily_unavailable until a chain RPC and the snapshot engine serve them.
+// GET /v1/config: the chain section is static; suites and quotes come from the deployment manifests
+// merged with live reads of each suite's factory at one pinned block (`as_of_block`). Never cached.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
 import { ChainIdSchema, StringEnum } from '../http/validation.ts';
-import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
+import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import { type ConfigQuery as LiveQuery, liveConfiguration, staticChain } from '../launchpad/liveConfig.ts';
 import { routeBase } from './catalog.ts';
 
 export const CONFIG_SECTIONS = ['chains', 'suites', 'quotes'] as const;
@@ -29,6 +30,10 @@ export const ConfigQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const Uint = Type.String({ pattern: '^(0|[1-9][0-9]*)$' });
+const AddressOut = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+const Route = StringEnum(['standard', 'rwa']);
+
 const ChainConfiguration = Type.Object({
   chain_id: Type.Integer({ enum: [...CHAIN_IDS] }),
   name: Type.String(),
@@ -42,44 +47,128 @@ const ChainConfiguration = Type.Object({
   }),
 });
 
+const CreationFee = Type.Object({
+  amount_raw: Uint,
+  currency: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer({ minimum: 0, maximum: 255 }),
+});
+
+const SuiteCapabilities = Type.Object(
+  Object.fromEntries(
+    [
+      'launch_creation_fee',
+      'announcements',
+      'editable_metadata',
+      'vesting',
+      'creator_rights',
+      'atomic_launch_buy',
+      'generic_fee_components',
+      'quote_revisions',
+      'launch_creation_switch',
+    ].map((k) => [k, Type.Boolean()]),
+  ),
+);
+
+const ContractSuite = Type.Object({
+  id: Type.String(),
+  version: Type.String(),
+  chain_id: Type.Integer({ enum: [...CHAIN_IDS] }),
+  route: Route,
+  supported_routes: Type.Array(Route, { minItems: 1, uniqueItems: true }),
+  active_for_creation: Type.Boolean(),
+  creation_available: Type.Boolean(),
+  first_block: Type.Integer({ minimum: 0 }),
+  token_mode: StringEnum(['b20', 'erc20']),
+  launch_product: Type.Optional(StringEnum(['non-tax', 'tax'])),
+  config_version: Type.Optional(Uint),
+  launch_supply_raw: Type.Optional(Uint),
+  launch_creation_enabled: Type.Optional(Type.Boolean()),
+  launch_buy_adapter_address: Type.Optional(AddressOut),
+  creation_fee: Type.Optional(CreationFee),
+  contracts: Type.Object({
+    factory: AddressOut,
+    hook: AddressOut,
+    fee_escrow: AddressOut,
+    announcement_registry: AddressOut,
+    pool_manager: AddressOut,
+    state_view: AddressOut,
+    quoter: AddressOut,
+    vesting_vault: Type.Optional(AddressOut),
+    universal_router: Type.Optional(AddressOut),
+    swap_router: Type.Optional(AddressOut),
+    permit: Type.Optional(AddressOut),
+  }),
+  capabilities: SuiteCapabilities,
+});
+
+const QuoteConfiguration = Type.Object({
+  address: AddressOut,
+  symbol: Type.String(),
+  name: Type.Optional(Type.String()),
+  decimals: Type.Integer({ minimum: 0, maximum: 255 }),
+  asset_type: Type.Union([
+    StringEnum(['native', 'stablecoin', 'wrapped_crypto', 'crypto_token', 'tokenized_security']),
+    Type.Null(),
+  ]),
+  issuer: Type.Union([
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      legal_entities: Type.Array(Type.String()),
+      sources: Type.Array(Type.String()),
+    }),
+    Type.Null(),
+  ]),
+  route: Route,
+  suite_id: Type.String(),
+  registered: Type.Boolean(),
+  selectable: Type.Boolean(),
+  quote_revision: Type.Optional(Uint),
+  creation_fee: Type.Optional(CreationFee),
+});
+
 const ConfigData = Type.Object({
   chain: ChainConfiguration,
   supported_chain_ids: Type.Array(Type.Integer({ enum: [...CHAIN_IDS] })),
+  suites: Type.Optional(Type.Array(ContractSuite)),
+  quotes: Type.Optional(Type.Array(QuoteConfiguration)),
+  as_of_block: Type.Optional(Uint),
 });
 
 export function parseInclude(include: string): Set<ConfigSection> {
   return new Set(include.split(',') as ConfigSection[]);
 }
 
-export function chainConfiguration(chainId: ChainId) {
-  const chain = CHAINS[chainId];
-  return {
-    chain_id: chain.chain_id,
-    name: chain.name,
-    native_currency: chain.native_currency,
-    // A static, chain-only answer does not read the B20 activation registry (spec: ChainCapabilities).
-    capabilities: { launch_token_mode: chain.launch_token_mode, b20_asset_status: 'not_checked' },
-  };
-}
-
-export function registerConfigRoutes(app: FastifyInstance, deps: { chains: ChainClients; clock: Clock }) {
+export function registerConfigRoutes(
+  app: FastifyInstance,
+  deps: { chains: ChainClients; clock: Clock; deployments: Deployments },
+) {
   const base = routeBase('config');
   app.route({
     ...base,
     schema: { ...base.schema, querystring: ConfigQuery, response: { 200: Envelope(ConfigData) } },
     handler: async (request) => {
-      const query = request.query as { chain_id: ChainId; include: string };
-      const include = parseInclude(query.include);
-      if (include.has('suites') || include.has('quotes')) {
-        const detail = deps.chains.isConfigured(query.chain_id)
-          ? 'Live configuration (suites, quotes) is not served by this gateway version yet; use include=chains'
-          : `Live configuration (suites, quotes) needs a verified chain read, and no RPC is configured for chain ${query.chain_id}`;
-        throw new ApiError('temporarily_unavailable', detail, { chain_id: query.chain_id });
+      const q = request.query as Omit<LiveQuery, 'sections'> & { include: string };
+      const sections = parseInclude(q.include);
+      const supported_chain_ids = [...CHAIN_IDS];
+      if (!sections.has('suites') && !sections.has('quotes')) {
+        const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
+        return envelope(request.id, deps.clock.now(), { chain, supported_chain_ids });
       }
-      return envelope(request.id, deps.clock.now(), {
-        chain: chainConfiguration(query.chain_id),
-        supported_chain_ids: [...CHAIN_IDS],
-      });
+      const live = await liveConfiguration(deps.chains, deps.deployments, { ...q, sections });
+      return envelope(
+        request.id,
+        deps.clock.now(),
+        {
+          chain: live.chain,
+          supported_chain_ids,
+          ...(sections.has('suites') ? { suites: live.suites } : {}),
+          ...(sections.has('quotes') ? { quotes: live.quotes } : {}),
+          as_of_block: live.as_of_block,
+        },
+        live.warnings,
+      );
     },
   });
 }

@@ -1,0 +1,308 @@
+// Pinned, verified snapshots: a request that reads live state fetches the latest block once, makes every
+// read and simulation at that block number, and checks in the same round trip that the block is still
+// the one pinned (a reorg retries once at a new block). With several providers, two must agree on the
+// pinned block's hash. Failures become the spec's 502/503/504 problems; nothing is served from an older
+// snapshot.
+import {
+  type Abi,
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  numberToHex,
+} from 'viem';
+import { ApiError } from '../http/problems.ts';
+import type { ChainId } from '../launchpad/chains.ts';
+import type { ChainClients } from './clients.ts';
+import {
+  type RpcEndpoint,
+  type RpcErrorObject,
+  type RpcRequest,
+  type RpcResult,
+  UpstreamFailure,
+} from './rpc.ts';
+
+export interface ContractRead {
+  address: Address;
+  abi: Abi;
+  functionName: string;
+  args?: readonly unknown[];
+}
+
+export type ReadResult = { ok: true; value: unknown } | { ok: false; reason: string; data?: Hex };
+
+/** A call made inside a simulated block. */
+export interface SimulatedCall {
+  from: Address;
+  to: Address;
+  data: Hex;
+  value?: bigint;
+}
+
+export interface SimulatedCallResult {
+  status: 'success' | 'reverted';
+  gasUsed: bigint;
+  returnData: Hex;
+  logs: { address: Address; topics: Hex[]; data: Hex }[];
+  error?: { message: string; data?: Hex };
+}
+
+/** The block moved under a request: its pinned block is no longer canonical. */
+class ReorgDetected extends Error {}
+
+interface Head {
+  endpoint: RpcEndpoint;
+  number: bigint;
+  hash: Hex;
+  timestamp: bigint;
+}
+
+function parseBlock(value: unknown): { number: bigint; hash: Hex; timestamp: bigint } {
+  const b = value as { number?: unknown; hash?: unknown; timestamp?: unknown } | null;
+  const hex = (v: unknown) => typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v);
+  if (
+    !b ||
+    !hex(b.number) ||
+    !hex(b.timestamp) ||
+    typeof b.hash !== 'string' ||
+    !/^0x[0-9a-fA-F]{64}$/.test(b.hash)
+  ) {
+    throw new UpstreamFailure('invalid', 'the node sent a malformed block');
+  }
+  return {
+    number: BigInt(b.number as string),
+    hash: b.hash.toLowerCase() as Hex,
+    timestamp: BigInt(b.timestamp as string),
+  };
+}
+
+function blockRequest(tag: string): RpcRequest {
+  return { method: 'eth_getBlockByNumber', params: [tag, false] };
+}
+
+export class Snapshot {
+  constructor(
+    readonly chainId: ChainId,
+    readonly blockNumber: bigint,
+    readonly blockHash: Hex,
+    readonly timestamp: bigint,
+    private readonly endpoint: RpcEndpoint,
+  ) {}
+
+  private get tag(): Hex {
+    return numberToHex(this.blockNumber);
+  }
+
+  /** Runs requests at the pinned block in one round trip, with the check that the block still stands. */
+  private async batch(requests: RpcRequest[]): Promise<RpcResult[]> {
+    const results = await this.endpoint.batch([...requests, blockRequest(this.tag)]);
+    const check = results.pop() as RpcResult;
+    if (!check.ok || check.result === null) throw new ReorgDetected();
+    if (parseBlock(check.result).hash !== this.blockHash) throw new ReorgDetected();
+    return results;
+  }
+
+  /** Contract reads at the pinned block, all in one round trip; a failed call is a result, not a throw. */
+  async read(reads: ContractRead[]): Promise<ReadResult[]> {
+    const requests = reads.map((r) => ({
+      method: 'eth_call',
+      params: [
+        {
+          to: r.address,
+          data: encodeFunctionData({ abi: r.abi, functionName: r.functionName, args: r.args } as never),
+        },
+        this.tag,
+      ],
+    }));
+    const results = await this.batch(requests);
+    return results.map((res, i) => {
+      const r = reads[i] as ContractRead;
+      if (!res.ok) return { ok: false, reason: res.error.message, data: revertData(res.error) };
+      try {
+        const value = decodeFunctionResult({
+          abi: r.abi,
+          functionName: r.functionName,
+          data: res.result as Hex,
+        } as never);
+        return { ok: true, value };
+      } catch {
+        return {
+          ok: false,
+          reason: `${r.functionName} returned no decodable value (no such contract or function)`,
+        };
+      }
+    });
+  }
+
+  /** Reads that must all succeed: a failure means the deployment is not what the manifest says. */
+  async readAll(reads: ContractRead[]): Promise<unknown[]> {
+    const results = await this.read(reads);
+    return results.map((r, i) => {
+      if (r.ok) return r.value;
+      const read = reads[i] as ContractRead;
+      throw new ApiError(
+        'upstream_error',
+        `Chain ${this.chainId}: ${read.functionName} on ${read.address} failed`,
+        {
+          chain_id: this.chainId,
+        },
+      );
+    });
+  }
+
+  /**
+   * Simulates calls in order, in one block on top of the pinned one (eth_simulateV1), so each call sees
+   * the state the earlier ones left.
+   */
+  async simulate(calls: SimulatedCall[]): Promise<SimulatedCallResult[]> {
+    const [res] = await this.batch([
+      {
+        method: 'eth_simulateV1',
+        params: [
+          {
+            blockStateCalls: [
+              {
+                calls: calls.map((c) => ({
+                  from: c.from,
+                  to: c.to,
+                  data: c.data,
+                  value: numberToHex(c.value ?? 0n),
+                })),
+              },
+            ],
+            validation: false,
+            traceTransfers: false,
+          },
+          this.tag,
+        ],
+      },
+    ]);
+    if (!res?.ok)
+      throw new UpstreamFailure('invalid', `simulation failed at the node: ${res?.error.message}`);
+    const blocks = res.result as { calls?: unknown[] }[];
+    const out = blocks?.[0]?.calls;
+    if (!Array.isArray(out) || out.length !== calls.length) {
+      throw new UpstreamFailure('invalid', 'the node sent a malformed simulation');
+    }
+    return out.map((c) => {
+      const call = c as {
+        status: Hex;
+        gasUsed: Hex;
+        returnData: Hex;
+        logs?: { address: Address; topics: Hex[]; data: Hex }[];
+        error?: { message: string; data?: Hex };
+      };
+      return {
+        status: BigInt(call.status) === 1n ? 'success' : 'reverted',
+        gasUsed: BigInt(call.gasUsed),
+        returnData: call.returnData,
+        logs: call.logs ?? [],
+        ...(call.error
+          ? { error: { message: call.error.message, data: call.error.data ?? call.returnData } }
+          : {}),
+      };
+    });
+  }
+}
+
+function revertData(error: RpcErrorObject): Hex | undefined {
+  const data = error.data;
+  if (typeof data === 'string' && /^0x[0-9a-fA-F]*$/.test(data)) return data as Hex;
+  if (data && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') {
+    return (data as { data: Hex }).data;
+  }
+  return undefined;
+}
+
+/** Pins the chain's latest block, agreed by two providers when several are configured. */
+export async function pin(clients: ChainClients, chainId: ChainId): Promise<Snapshot> {
+  const endpoints = clients.endpoints(chainId);
+  if (endpoints.length === 0) {
+    throw new ApiError('temporarily_unavailable', `No RPC is configured for chain ${chainId}`, {
+      chain_id: chainId,
+    });
+  }
+  const settled = await Promise.allSettled(
+    endpoints.map((e) => e.request('eth_getBlockByNumber', ['latest', false])),
+  );
+  const heads: Head[] = [];
+  const failures: UpstreamFailure[] = [];
+  settled.forEach((s, i) => {
+    try {
+      if (s.status === 'rejected') throw s.reason;
+      if (!s.value.ok) throw new UpstreamFailure('invalid', s.value.error.message);
+      heads.push({ endpoint: endpoints[i] as RpcEndpoint, ...parseBlock(s.value.result) });
+    } catch (err) {
+      failures.push(
+        err instanceof UpstreamFailure ? err : new UpstreamFailure('invalid', 'malformed answer'),
+      );
+    }
+  });
+  if (heads.length === 0) throw upstreamProblem(chainId, failures);
+  if (endpoints.length === 1) {
+    const h = heads[0] as Head;
+    return new Snapshot(chainId, h.number, h.hash, h.timestamp, h.endpoint);
+  }
+  // Quorum: the lowest head every answering provider has; those ahead say what their block there is.
+  const target = heads.reduce((min, h) => (h.number < min ? h.number : min), (heads[0] as Head).number);
+  const atTarget = await Promise.all(
+    heads.map(async (h) => {
+      if (h.number === target) return h;
+      try {
+        const r = await h.endpoint.request('eth_getBlockByNumber', [numberToHex(target), false]);
+        return r.ok ? { endpoint: h.endpoint, ...parseBlock(r.result) } : null;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  const votes = new Map<Hex, Head[]>();
+  for (const h of atTarget) if (h) votes.set(h.hash, [...(votes.get(h.hash) ?? []), h]);
+  const agreed = [...votes.values()].find((group) => group.length >= 2);
+  if (!agreed) {
+    throw new ApiError(
+      'temporarily_unavailable',
+      `The RPC providers of chain ${chainId} do not agree on block ${target}; try again shortly`,
+      { chain_id: chainId },
+    );
+  }
+  const h = agreed[0] as Head;
+  return new Snapshot(chainId, h.number, h.hash, h.timestamp, h.endpoint);
+}
+
+/** Runs `work` against a fresh snapshot; a reorg during the request retries once at a new block. */
+export async function withSnapshot<T>(
+  clients: ChainClients,
+  chainId: ChainId,
+  work: (snapshot: Snapshot) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work(await pin(clients, chainId));
+    } catch (err) {
+      if (err instanceof ReorgDetected) {
+        if (attempt === 0) continue;
+        throw new ApiError(
+          'temporarily_unavailable',
+          `Chain ${chainId} reorganised twice during the request`,
+          {
+            chain_id: chainId,
+          },
+        );
+      }
+      if (err instanceof UpstreamFailure) throw upstreamProblem(chainId, [err]);
+      throw err;
+    }
+  }
+}
+
+/** The most telling problem of a set of provider failures: malformed > timeout > unreachable. */
+function upstreamProblem(chainId: ChainId, failures: UpstreamFailure[]): ApiError {
+  const kinds = new Set(failures.map((f) => f.kind));
+  const extras = { chain_id: chainId };
+  if (kinds.has('invalid'))
+    return new ApiError('upstream_error', `The RPC of chain ${chainId} sent an invalid answer`, extras);
+  if (kinds.has('timeout'))
+    return new ApiError('upstream_timeout', `The RPC of chain ${chainId} did not answer in time`, extras);
+  return new ApiError('temporarily_unavailable', `The RPC of chain ${chainId} is unreachable`, extras);
+}
