@@ -53,7 +53,11 @@ describe('GET /v1/config with include=chains', () => {
         chain_id: chain.chain_id,
         name: chain.name,
         native_currency: chain.native_currency,
-        capabilities: { launch_token_mode: chain.launch_token_mode, b20_asset_status: 'not_checked' },
+        // A static answer does not check B20 activation; on a chain of another kind it does not apply.
+        capabilities: {
+          launch_token_mode: chain.launch_token_mode,
+          b20_asset_status: chain.launch_token_mode === 'b20' ? 'not_checked' : 'not_applicable',
+        },
       },
       supported_chain_ids: [8453, 4663, 143, 5042],
     });
@@ -143,7 +147,7 @@ describe('GET /v1/config with include=chains', () => {
       'chain_id=5042&include=chains,quotes',
     ]) {
       const p = expectProblem(await call(gw, `/v1/config?${query}`, { key }), 503, 'temporarily_unavailable');
-      expect(p.detail).toMatch(/no RPC is configured/);
+      expect(p.detail).toMatch(/No RPC is configured for chain (8453|5042)/);
     }
   });
 });

@@ -37,15 +37,34 @@ export class RpcEndpoint {
     private readonly timeoutMs: number,
   ) {}
 
-  /** One request; a JSON-RPC error is returned, not thrown. */
+  /** One request (a plain JSON-RPC object, not a batch); a JSON-RPC error is returned, not thrown. */
   async request(method: string, params: unknown[]): Promise<RpcResult> {
-    const [result] = await this.batch([{ method, params }]);
-    return result as RpcResult;
+    const json = await this.post({ jsonrpc: '2.0', id: 0, method, params });
+    const result = toResult(json);
+    if (!result) throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
+    return result;
   }
 
   /** Several requests in one HTTP round trip, results in request order. */
   async batch(requests: RpcRequest[]): Promise<RpcResult[]> {
-    const body = requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params }));
+    const json = await this.post(
+      requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params })),
+    );
+    // Nodes may answer a batch in any order; match by id.
+    if (!Array.isArray(json)) throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
+    const byId = new Map<number, RpcResult>();
+    for (const item of json as { id?: unknown }[]) {
+      const result = toResult(item);
+      if (result && typeof item.id === 'number') byId.set(item.id, result);
+    }
+    return requests.map((_, id) => {
+      const r = byId.get(id);
+      if (!r) throw new UpstreamFailure('invalid', 'the node left requests of a batch unanswered');
+      return r;
+    });
+  }
+
+  private async post(body: unknown): Promise<unknown> {
     this.roundTrips++;
     let response: Response;
     try {
@@ -56,38 +75,30 @@ export class RpcEndpoint {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
-      const name = (err as { name?: string }).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new UpstreamFailure('timeout', `no answer within ${this.timeoutMs} ms`);
-      }
-      throw new UpstreamFailure('unreachable', 'the node is unreachable');
+      throw failure(err, 'unreachable', 'the node is unreachable');
     }
-    let json: unknown;
     try {
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      json = await response.json();
+      return await response.json();
     } catch (err) {
-      const name = (err as { name?: string }).name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new UpstreamFailure('timeout', `no answer within ${this.timeoutMs} ms`);
-      }
-      throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
+      throw failure(err, 'invalid', 'the node sent a malformed answer');
     }
-    // Nodes may answer a batch in any order; match by id.
-    if (!Array.isArray(json)) throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
-    const byId = new Map<number, RpcResult>();
-    for (const item of json as { id?: unknown; result?: unknown; error?: RpcErrorObject }[]) {
-      if (typeof item?.id !== 'number') continue;
-      if (item.error && typeof item.error.code === 'number')
-        byId.set(item.id, { ok: false, error: item.error });
-      else if ('result' in item) byId.set(item.id, { ok: true, result: item.result });
-    }
-    return requests.map((_, id) => {
-      const r = byId.get(id);
-      if (!r) throw new UpstreamFailure('invalid', 'the node left requests of a batch unanswered');
-      return r;
-    });
   }
+}
+
+function failure(err: unknown, kind: UpstreamKind, message: string): UpstreamFailure {
+  const name = (err as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return new UpstreamFailure('timeout', 'no answer in time');
+  return new UpstreamFailure(kind, message);
+}
+
+function toResult(item: unknown): RpcResult | undefined {
+  const o = item as { result?: unknown; error?: RpcErrorObject } | null;
+  if (!o || typeof o !== 'object') return undefined;
+  if (o.error && typeof o.error.code === 'number') return { ok: false, error: o.error };
+  if ('result' in o) return { ok: true, result: o.result };
+  return undefined;
 }
 
 /** The value of a result that must have succeeded; a JSON-RPC error here is an upstream error. */

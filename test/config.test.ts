@@ -1,0 +1,391 @@
+// GET /v1/config over real HTTP against the devnet: every section and query rule, as_of_block
+// consistency, the RPC failure mapping and provider quorum.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Abi, type Address, zeroAddress } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
+import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
+import { B20_ACTIVATION_REGISTRY } from '../src/launchpad/liveConfig.ts';
+import { TestChain } from './support/chain.ts';
+import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
+import { freePortRange } from './support/net.ts';
+import { type RpcBody, type RpcProxy, startRpcProxy } from './support/rpcProxy.ts';
+
+const FACTORY = LaunchFactoryAbi as Abi;
+let devnet: Devnet;
+let dataDir: string;
+let base: TestChain;
+const open: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  dataDir = tempDir();
+  devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  base = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
+}, 60_000);
+afterAll(() => devnet?.stop());
+afterEach(async () => {
+  for (const o of open.splice(0)) await o.close();
+});
+
+/** A gateway on the devnet, each chain behind its own counting proxy. */
+async function gateway(env: Record<string, string> = {}) {
+  const proxies: Record<number, RpcProxy> = {};
+  const rpcEnv: Record<string, string> = {};
+  for (const c of devnet.chains) {
+    const p = await startRpcProxy(c.rpc_url);
+    open.push(p);
+    proxies[c.chain_id] = p;
+    rpcEnv[`RPC_URL_${c.chain_id}`] = p.url;
+  }
+  const gw = await startGateway({ MANIFESTS_DIR: join(dataDir, 'deployments'), ...rpcEnv, ...env });
+  open.push(gw);
+  return { gw, key: await gw.createKey(), proxies };
+}
+
+const get = async (gw: TestGateway, key: string, query: string) => call(gw, `/v1/config?${query}`, { key });
+
+describe('GET /v1/config against the devnet', () => {
+  it('serves every section, read live at one block, by default', async () => {
+    const { gw, key, proxies } = await gateway();
+    const r = await get(gw, key, 'chain_id=8453');
+    expect(r.status).toBe(200);
+    const d = r.json.data;
+    expect(d.chain).toEqual({
+      chain_id: 8453,
+      name: 'Base',
+      native_currency: { symbol: 'ETH', decimals: 18 },
+      capabilities: { launch_token_mode: 'erc20', b20_asset_status: 'not_applicable' },
+    });
+    expect(d.supported_chain_ids).toEqual([8453, 4663, 143, 5042]);
+    expect(d.as_of_block).toMatch(/^[1-9][0-9]*$/);
+    // active_only (default): the current suite only, every quote usable.
+    expect(d.suites.map((s: { id: string }) => s.id)).toEqual(['base-devnet-launchpad-v4-minimal']);
+    const suite = d.suites[0];
+    const c = base.current;
+    expect(suite).toMatchObject({
+      version: 'launchpad-v4-minimal',
+      chain_id: 8453,
+      route: 'standard',
+      supported_routes: ['rwa', 'standard'],
+      active_for_creation: true,
+      creation_available: true,
+      token_mode: 'erc20',
+      launch_product: 'non-tax',
+      launch_supply_raw: '1000000000000000000000000000',
+      launch_creation_enabled: true,
+      launch_buy_adapter_address: c.launch_buy_adapter,
+      creation_fee: { amount_raw: '1000000000000000', currency: zeroAddress, symbol: 'ETH', decimals: 18 },
+      contracts: {
+        factory: c.factory,
+        hook: c.hook,
+        fee_escrow: c.fee_escrow,
+        announcement_registry: c.announcement_registry,
+        pool_manager: base.chain.uniswap.pool_manager,
+        state_view: base.chain.uniswap.state_view,
+        quoter: base.chain.uniswap.quoter,
+        universal_router: base.chain.uniswap.universal_router,
+        permit: base.chain.uniswap.permit2,
+      },
+      capabilities: {
+        launch_creation_fee: true,
+        announcements: true,
+        editable_metadata: true,
+        vesting: false,
+        creator_rights: true,
+        atomic_launch_buy: true,
+        generic_fee_components: true,
+        quote_revisions: true,
+        launch_creation_switch: true,
+      },
+    });
+    const version = await base.read<bigint>(c.factory, FACTORY, 'configVersion');
+    expect(suite.config_version).toBe(version.toString());
+    expect(d.quotes.map((q: { symbol: string; route: string }) => `${q.symbol}:${q.route}`)).toEqual([
+      'ETH:standard',
+      'WETH:standard',
+      'USDC:standard',
+      'DSTK:rwa',
+    ]);
+    const usdc = d.quotes.find((q: { symbol: string }) => q.symbol === 'USDC');
+    expect(usdc).toMatchObject({
+      address: base.quote('USDC'),
+      decimals: 6,
+      asset_type: 'stablecoin',
+      issuer: null,
+      suite_id: 'base-devnet-launchpad-v4-minimal',
+      registered: true,
+      selectable: true,
+      quote_revision: '1',
+    });
+    // Two round trips: pin the block, then every read (and the reorg check) in one batch.
+    const p = proxies[8453] as RpcProxy;
+    expect(p.bodies.length).toBe(2);
+    // 7 suite reads, 2 per quote, and the check that the pinned block still stands.
+    expect(Array.isArray(p.bodies[1]) && (p.bodies[1] as unknown[]).length).toBe(7 + 2 * 4 + 1);
+    for (const call of p.bodies[1] as { method: string; params: unknown[] }[]) {
+      expect(
+        call.params.at(-1) === `0x${BigInt(d.as_of_block).toString(16)}` ||
+          call.method === 'eth_getBlockByNumber',
+      ).toBe(true);
+    }
+  });
+
+  it('include selects sections; a chain-only request reads nothing live', async () => {
+    const { gw, key, proxies } = await gateway();
+    const chains = await get(gw, key, 'chain_id=8453&include=chains');
+    expect(Object.keys(chains.json.data).sort()).toEqual(['chain', 'supported_chain_ids']);
+    expect((proxies[8453] as RpcProxy).bodies.length).toBe(0);
+    const suites = await get(gw, key, 'chain_id=8453&include=suites');
+    expect(Object.keys(suites.json.data).sort()).toEqual([
+      'as_of_block',
+      'chain',
+      'suites',
+      'supported_chain_ids',
+    ]);
+    const quotes = await get(gw, key, 'chain_id=4663&include=quotes,chains');
+    expect(Object.keys(quotes.json.data).sort()).toEqual([
+      'as_of_block',
+      'chain',
+      'quotes',
+      'supported_chain_ids',
+    ]);
+    expect(quotes.json.data.quotes.map((q: { symbol: string }) => q.symbol)).toEqual([
+      'ETH',
+      'WETH',
+      'USDG',
+      'DSTK',
+    ]);
+    // Units: 1 for chains only, 5 for crypto-paired, 20 for stock-paired or market=all. Only the
+    // minute window binds this key, so X-RateLimit-Remaining counts its units.
+    const metered = await gw.createKey({
+      plan: 'builder',
+      overrides: { burstPerSecond: 1e9, daily: 1e9, monthly: 1e9 },
+    });
+    const remaining = async (query: string) =>
+      Number((await get(gw, metered, query)).headers.get('x-ratelimit-remaining'));
+    const a = await remaining('chain_id=143&include=chains');
+    const b = await remaining('chain_id=143&include=chains');
+    const c = await remaining('chain_id=143&market=standard');
+    const d = await remaining('chain_id=143');
+    expect([a - b, b - c, c - d]).toEqual([1, 5, 20]);
+  });
+
+  it('market filters suites and quotes; launch_product selects the tax suites (none here)', async () => {
+    const { gw, key } = await gateway();
+    const standard = (await get(gw, key, 'chain_id=8453&market=standard')).json.data;
+    expect(standard.suites[0].route).toBe('standard');
+    expect(standard.quotes.map((q: { symbol: string }) => q.symbol)).toEqual(['ETH', 'WETH', 'USDC']);
+    const rwa = (await get(gw, key, 'chain_id=8453&market=rwa')).json.data;
+    expect(rwa.suites[0].route).toBe('rwa');
+    expect(rwa.quotes.map((q: { symbol: string }) => q.symbol)).toEqual(['DSTK']);
+    // Monad and Arc take the standard market only.
+    expect((await get(gw, key, 'chain_id=5042&market=rwa')).json.data).toMatchObject({
+      suites: [],
+      quotes: [],
+    });
+    const arc = (await get(gw, key, 'chain_id=5042')).json.data;
+    expect(arc.quotes.map((q: { symbol: string; decimals: number }) => `${q.symbol}:${q.decimals}`)).toEqual([
+      'USDC:6',
+    ]);
+    expect(arc.suites[0].creation_fee).toEqual({
+      amount_raw: '2000000000000000000',
+      currency: zeroAddress,
+      symbol: 'USDC',
+      decimals: 18,
+    });
+    const monad = (await get(gw, key, 'chain_id=143')).json.data;
+    expect(monad.suites[0].capabilities.launch_creation_fee).toBe(false);
+    const tax = (await get(gw, key, 'chain_id=8453&launch_product=tax')).json.data;
+    expect(tax).toMatchObject({ suites: [], quotes: [] });
+    expect(tax.as_of_block).toMatch(/^\d+$/);
+  });
+
+  it('active_only=false adds historical suites and quotes that cannot create launches', async () => {
+    const { gw, key } = await gateway();
+    const all = (await get(gw, key, 'chain_id=8453&active_only=false')).json.data;
+    const historical = all.suites.find((s: { id: string }) => s.id === 'base-devnet-timestamp-v2');
+    expect(historical).toMatchObject({
+      version: 'timestamp-v2',
+      active_for_creation: false,
+      creation_available: false,
+      launch_creation_enabled: false,
+      contracts: { vesting_vault: base.chain.suites[1]?.contracts.vesting_vault },
+      capabilities: { vesting: true, atomic_launch_buy: false, launch_creation_fee: true },
+    });
+    const historicalQuotes = all.quotes.filter((q: { suite_id: string }) => q.suite_id === historical.id);
+    expect(
+      historicalQuotes.map((q: { symbol: string; creation_fee: { amount_raw: string; symbol: string } }) => [
+        q.symbol,
+        q.creation_fee.amount_raw,
+        q.creation_fee.symbol,
+      ]),
+    ).toEqual([
+      ['ETH', '1000000000000000', 'ETH'],
+      ['USDC', '1000000', 'USDC'],
+    ]);
+  });
+
+  it('follows the chain: an unregistered quote and a closed factory drop out of active_only', async () => {
+    const { gw, key } = await gateway({});
+    const chain = new TestChain(devnet.chains[1] as Devnet['chains'][number]); // 4663
+    const factory = chain.current.factory;
+    const owner = chain.account(0);
+    const weth = chain.chain.uniswap.weth;
+    const before = (await get(gw, key, 'chain_id=4663')).json.data;
+    await chain.call(owner, factory, FACTORY, 'unregisterQuote', [weth]);
+    const after = (await get(gw, key, 'chain_id=4663')).json.data;
+    expect(BigInt(after.suites[0].config_version)).toBe(BigInt(before.suites[0].config_version) + 1n);
+    expect(after.quotes.map((q: { symbol: string }) => q.symbol)).toEqual(['ETH', 'USDG', 'DSTK']);
+    const all = (await get(gw, key, 'chain_id=4663&active_only=false')).json.data;
+    expect(all.quotes.find((q: { symbol: string }) => q.symbol === 'WETH')).toMatchObject({
+      registered: false,
+      quote_revision: '2',
+    });
+
+    await chain.call(owner, factory, FACTORY, 'setLaunchCreationEnabled', [false]);
+    const closed = (await get(gw, key, 'chain_id=4663')).json.data;
+    expect(closed.suites[0]).toMatchObject({ launch_creation_enabled: false, creation_available: false });
+    expect(closed.quotes).toEqual([]);
+    await chain.call(owner, factory, FACTORY, 'setLaunchCreationEnabled', [true]);
+  });
+
+  it('reads every value at as_of_block, even when the chain moves during the request', async () => {
+    const { gw, key, proxies } = await gateway();
+    const p = proxies[8453] as RpcProxy;
+    const owner = base.account(0);
+    const fee = await base.read<bigint>(base.current.factory, FACTORY, 'nativeLaunchFee');
+    // Between the pin and the reads, a governance change lands in a new block.
+    p.before = async (body: RpcBody) => {
+      if (!Array.isArray(body)) return;
+      p.before = undefined;
+      await base.call(owner, base.current.factory, FACTORY, 'setNativeLaunchFee', [fee + 1n]);
+    };
+    const first = (await get(gw, key, 'chain_id=8453&include=suites')).json.data;
+    const version = BigInt(first.suites[0].config_version);
+    expect(first.suites[0].creation_fee.amount_raw).toBe(fee.toString());
+    const second = (await get(gw, key, 'chain_id=8453&include=suites')).json.data;
+    expect(BigInt(second.as_of_block)).toBe(BigInt(first.as_of_block) + 1n);
+    expect(second.suites[0].creation_fee.amount_raw).toBe((fee + 1n).toString());
+    expect(BigInt(second.suites[0].config_version)).toBe(version + 1n);
+    await base.call(owner, base.current.factory, FACTORY, 'setNativeLaunchFee', [fee]);
+  });
+
+  it('retries once at a new block when the pinned block is reorganised away, then gives up', async () => {
+    const { gw, key, proxies } = await gateway();
+    const p = proxies[8453] as RpcProxy;
+    let reorgs = 1;
+    // The check of the pinned block in the read batch sees another hash.
+    p.transform = (body, answer) => {
+      if (!Array.isArray(body) || reorgs === 0) return answer;
+      reorgs--;
+      const items = answer as { result: { hash: string } | null }[];
+      const last = items.at(-1) as { result: { hash: string } };
+      last.result = { ...last.result, hash: `0x${'ab'.repeat(32)}` };
+      return items;
+    };
+    const ok = await get(gw, key, 'chain_id=8453&include=suites');
+    expect(ok.status).toBe(200);
+    expect(p.bodies.length).toBe(4); // pin, reads (reorg), pin again, reads
+    reorgs = 2;
+    expectProblem(await get(gw, key, 'chain_id=8453&include=suites'), 503, 'temporarily_unavailable');
+  });
+});
+
+describe('RPC failures', () => {
+  it('a stalled RPC is upstream_timeout, garbage is upstream_error, a dead one temporarily_unavailable', async () => {
+    const { gw, key, proxies } = await gateway({ RPC_TIMEOUT_MS: '300' });
+    const p = proxies[8453] as RpcProxy;
+    p.mode = 'stall';
+    const stalled = expectProblem(await get(gw, key, 'chain_id=8453'), 504, 'upstream_timeout');
+    expect(stalled.chain_id).toBe(8453);
+    p.mode = 'garbage';
+    expectProblem(await get(gw, key, 'chain_id=8453'), 502, 'upstream_error');
+    p.mode = 'pass';
+    expect((await get(gw, key, 'chain_id=8453')).status).toBe(200);
+    await p.close();
+    const down = expectProblem(await get(gw, key, 'chain_id=8453'), 503, 'temporarily_unavailable');
+    expect(down.detail).not.toContain('127.0.0.1');
+    // The other chains are unaffected.
+    expect((await get(gw, key, 'chain_id=4663')).status).toBe(200);
+  });
+
+  it('a garbage answer to the read batch is upstream_error, never an older snapshot', async () => {
+    const { gw, key, proxies } = await gateway();
+    const p = proxies[8453] as RpcProxy;
+    p.transform = (body, answer) => (Array.isArray(body) ? { not: 'a batch' } : answer);
+    expectProblem(await get(gw, key, 'chain_id=8453'), 502, 'upstream_error');
+  });
+
+  it('with several providers, two must agree on the pinned block', async () => {
+    const chain = devnet.chains[0] as Devnet['chains'][number];
+    const [a, b, liar] = await Promise.all([
+      startRpcProxy(chain.rpc_url),
+      startRpcProxy(chain.rpc_url),
+      startRpcProxy(chain.rpc_url),
+    ]);
+    open.push(a, b, liar);
+    liar.transform = (_body, answer) => {
+      const o = answer as { result?: { hash?: string } };
+      if (o?.result?.hash) o.result.hash = `0x${'cd'.repeat(32)}`;
+      return answer;
+    };
+    const env = { MANIFESTS_DIR: join(dataDir, 'deployments') };
+    const agreeing = await startGateway({ ...env, RPC_URL_8453: `${liar.url},${a.url},${b.url}` });
+    open.push(agreeing);
+    expect((await get(agreeing, await agreeing.createKey(), 'chain_id=8453&include=suites')).status).toBe(
+      200,
+    );
+    const split = await startGateway({ ...env, RPC_URL_8453: `${liar.url},${a.url}` });
+    open.push(split);
+    const p = expectProblem(
+      await get(split, await split.createKey(), 'chain_id=8453&include=suites'),
+      503,
+      'temporarily_unavailable',
+    );
+    expect(p.detail).toMatch(/do not agree/);
+  });
+
+  it('a current suite whose factory does not answer as the manifest says is upstream_error', async () => {
+    const dir = tempDir();
+    cpSync(join(dataDir, 'deployments'), dir, { recursive: true });
+    const file = join(dir, 'devnet-143.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    manifest.suites[0].contracts.factory = '0x000000000000000000000000000000000000dEaD';
+    writeFileSync(file, JSON.stringify(manifest));
+    const { gw, key } = await gateway({ MANIFESTS_DIR: dir });
+    expectProblem(await get(gw, key, 'chain_id=143'), 502, 'upstream_error');
+  });
+});
+
+describe('B20 activation status', () => {
+  it('is read live on a b20 chain: active, inactive, or not_checked with a warning when unreadable', async () => {
+    const dir = tempDir();
+    cpSync(join(dataDir, 'deployments'), dir, { recursive: true });
+    const file = join(dir, 'devnet-8453.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    manifest.suites[0].token_mode = 'b20';
+    writeFileSync(file, JSON.stringify(manifest));
+    const { gw, key } = await gateway({ MANIFESTS_DIR: dir });
+    const setCode = (code: string) =>
+      base.client.request({
+        method: 'anvil_setCode',
+        params: [B20_ACTIVATION_REGISTRY as Address, code],
+      } as never);
+    const status = async (query = 'chain_id=8453&include=chains,suites') => (await get(gw, key, query)).json;
+
+    expect((await status()).data.chain.capabilities.b20_asset_status).toBe('not_checked');
+    expect((await status()).meta.warnings[0]).toMatch(/B20 activation status could not be read/);
+    await setCode('0x600160005260206000f3'); // returns true
+    expect((await status()).data.chain.capabilities).toEqual({
+      launch_token_mode: 'b20',
+      b20_asset_status: 'active',
+    });
+    await setCode('0x60206000f3'); // returns false
+    expect((await status()).data.chain.capabilities.b20_asset_status).toBe('inactive');
+    expect((await status('chain_id=8453&include=chains')).data.chain.capabilities.b20_asset_status).toBe(
+      'not_checked',
+    );
+    await setCode('0x');
+  });
+});
