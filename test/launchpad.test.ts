@@ -3,7 +3,6 @@
 import {
   type Abi,
   type Address,
-  encodeAbiParameters,
   type Hex,
   keccak256,
   stringToHex,
@@ -17,7 +16,7 @@ import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { commentBytes32, poolId } from '../src/launchpad/pool.ts';
 import { tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
-import { ERC20, ERC6909, TestChain } from './support/chain.ts';
+import { encodeRouteSteps, ERC20, ERC6909, TestChain } from './support/chain.ts';
 
 const FACTORY = A.LaunchFactoryAbi as Abi;
 const HOOK = A.LaunchHookAbi as Abi;
@@ -486,24 +485,3 @@ describe('vesting (historical suite on 8453)', () => {
     expect((await base.balance(fixture.token, first.address)) - before).toBe(BigInt(first.amount_raw));
   });
 });
-
-function encodeRouteSteps(steps: Record<string, unknown>[]): Hex {
-  return encodeAbiParameters(
-    [
-      {
-        type: 'tuple[]',
-        components: [
-          { name: 'kind', type: 'uint8' },
-          { name: 'tokenIn', type: 'address' },
-          { name: 'tokenOut', type: 'address' },
-          { name: 'pool', type: 'address' },
-          { name: 'fee', type: 'uint24' },
-          { name: 'tickSpacing', type: 'int24' },
-          { name: 'hooks', type: 'address' },
-          { name: 'hookData', type: 'bytes' },
-        ],
-      },
-    ],
-    [steps as never],
-  );
-}

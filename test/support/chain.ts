@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
+  encodeAbiParameters,
   encodeFunctionData,
   type Hex,
   http,
@@ -217,4 +218,26 @@ export class TestChain {
     if (token === zeroAddress) return this.client.getBalance({ address: owner });
     return this.read<bigint>(token, ERC20, 'balanceOf', [owner]);
   }
+}
+
+/** LaunchBuyParams.routeData: abi.encode(Step[]) (REFERENCE §4.6). */
+export function encodeRouteSteps(steps: Record<string, unknown>[]): Hex {
+  return encodeAbiParameters(
+    [
+      {
+        type: 'tuple[]',
+        components: [
+          { name: 'kind', type: 'uint8' },
+          { name: 'tokenIn', type: 'address' },
+          { name: 'tokenOut', type: 'address' },
+          { name: 'pool', type: 'address' },
+          { name: 'fee', type: 'uint24' },
+          { name: 'tickSpacing', type: 'int24' },
+          { name: 'hooks', type: 'address' },
+          { name: 'hookData', type: 'bytes' },
+        ],
+      },
+    ],
+    [steps as never],
+  );
 }
