@@ -1,6 +1,7 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet)
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config)
 // runs one section.
+import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
 import { benchHttp } from './http.ts';
 import { benchLimits } from './limits.ts';
@@ -10,3 +11,4 @@ const only = process.argv[2];
 if (!only || only === 'http') await benchHttp();
 if (!only || only === 'limits') await benchLimits();
 if (!only || only === 'devnet') await benchDevnet();
+if (!only || only === 'config') await benchConfig();
