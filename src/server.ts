@@ -24,6 +24,10 @@ import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts'
 import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
 import type { RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
+import { registerIpfsRoutes } from './routes/ipfs.ts';
+import { registerLaunchRoutes } from './routes/launches.ts';
+import { SaltMiner } from './launchpad/saltMiner.ts';
+import { LocalPinStore } from './pinning/pinStore.ts';
 import { Deployments } from './launchpad/deployments.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -320,6 +324,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const routeDeps = { settings, database, chains: deps.chains, clock, limiter, deployments };
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
+  const pins = new LocalPinStore(settings.dataDir);
+  const saltMiner = new SaltMiner();
+  saltMiner.warm();
+  app.addHook('onClose', async () => saltMiner.close());
+  registerIpfsRoutes(app, pins);
+  registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

@@ -29,9 +29,9 @@ export function mineCreate2Salt(opts: {
   create2.set(hexToBytes(opts.initCodeHash), 53);
   const scoped = new Uint8Array(64);
   if (opts.scope) scoped.set(opts.scope, 0);
-  let counter = opts.start ?? 0n;
-  for (let tries = 1; tries <= maxTries; tries++, counter++) {
-    const salt = hexToBytes(`0x${counter.toString(16).padStart(64, '0')}`);
+  // The candidate salt, counted up in place (big-endian) instead of re-encoded per try.
+  const salt = hexToBytes(`0x${(opts.start ?? 0n).toString(16).padStart(64, '0')}`);
+  for (let tries = 1; tries <= maxTries; tries++) {
     let create2Salt = salt;
     if (opts.scope) {
       scoped.set(salt, 32);
@@ -46,6 +46,10 @@ export function mineCreate2Salt(opts: {
         address: bytesToHex(address) as Address,
         tries,
       };
+    }
+    for (let i = 31; i >= 0; i--) {
+      salt[i] = ((salt[i] as number) + 1) & 0xff;
+      if (salt[i] !== 0) break;
     }
   }
   throw new Error(`no CREATE2 salt found in ${maxTries} tries`);

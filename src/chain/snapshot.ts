@@ -104,6 +104,15 @@ export class Snapshot {
 
   /** Contract reads at the pinned block, all in one round trip; a failed call is a result, not a throw. */
   async read(reads: ContractRead[]): Promise<ReadResult[]> {
+    return (await this.readWithBalances(reads, [])).results;
+  }
+
+  /** Contract reads and native balances at the pinned block, in one round trip. */
+  async readWithBalances(
+    reads: ContractRead[],
+    accounts: Address[],
+  ): Promise<{ results: ReadResult[]; balances: bigint[] }> {
+    const balanceRequests = accounts.map((a) => ({ method: 'eth_getBalance', params: [a, this.tag] }));
     const requests = reads.map((r) => ({
       method: 'eth_call',
       params: [
@@ -114,8 +123,14 @@ export class Snapshot {
         this.tag,
       ],
     }));
-    const results = await this.batch(requests);
-    return results.map((res, i) => {
+    const answers = await this.batch([...requests, ...balanceRequests]);
+    const balances = answers.slice(requests.length).map((b) => {
+      if (!b.ok || typeof b.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(b.result)) {
+        throw new UpstreamFailure('invalid', 'the node sent a malformed balance');
+      }
+      return BigInt(b.result);
+    });
+    const results: ReadResult[] = answers.slice(0, requests.length).map((res, i) => {
       const r = reads[i] as ContractRead;
       if (!res.ok) return { ok: false, reason: res.error.message, data: revertData(res.error) };
       try {
@@ -132,6 +147,7 @@ export class Snapshot {
         };
       }
     });
+    return { results, balances };
   }
 
   /** Reads that must all succeed: a failure means the deployment is not what the manifest says. */

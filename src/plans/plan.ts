@@ -85,7 +85,9 @@ export class PlanBuilder {
    * their dependencies) in one call, and returns the plan. A revert throws its mapped problem.
    */
   async build() {
-    const blocked = new Set<string>();
+    // A plan with a blocking issue cannot succeed as it stands: nothing is simulated, clients abort.
+    const hopeless = this.issues.some((i) => i.severity === 'blocking');
+    const blocked = new Set<string>(hopeless ? this.steps.map((s) => s.id) : []);
     for (const s of this.steps) {
       if (s.kind === 'typed_data' || s.depends_on.some((d) => blocked.has(d))) blocked.add(s.id);
     }
