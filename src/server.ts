@@ -55,6 +55,7 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
   ...RATE_HEADERS,
   'Deprecation',
+  'Server-Timing',
   'Link',
   'Idempotent-Replayed',
 ].join(', ');

@@ -29,6 +29,17 @@ import { routeBase } from './catalog.ts';
 
 const FACTORY = LaunchFactoryAbi as Abi;
 
+/** Server-Timing (W3C): where a launch prepare spends its time (pinning, chain reads, mining, simulation). */
+class ServerTiming {
+  private readonly parts: string[] = [];
+  add(name: string, startedAt: number): void {
+    this.parts.push(`${name};dur=${(performance.now() - startedAt).toFixed(1)}`);
+  }
+  header(): string {
+    return this.parts.join(', ');
+  }
+}
+
 /** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */
 function publicOrigin(settings: Settings, request: FastifyRequest): string {
   return settings.publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : settings.publicUrl;
@@ -99,7 +110,8 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
       body: LaunchPrepareBody,
       response: { 200: Envelope(Type.Object({}, { additionalProperties: true })) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
+      const timing = new ServerTiming();
       const body = request.body as LaunchPrepareBody;
       checkLaunchBody(body);
       const image = decodeImage(body.token);
@@ -112,14 +124,17 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
       const factory = suite.contracts.factory as Address;
 
       // Pin first (slow I/O), then pin the block, so the plan is as fresh as it can be.
+      const pinStarted = performance.now();
       const imageCid = await deps.pins.pin(image, body.token.image_type);
       const document = Buffer.from(JSON.stringify(metadataDocument(body, imageCid)));
       const metadataCid = await deps.pins.pin(document, 'application/json');
+      timing.add('pin', pinStarted);
       const metadataUri = `ipfs://${metadataCid}`;
       const keys = (body.token.extra_metadata ?? []).map((m) => m.key);
       const values = (body.token.extra_metadata ?? []).map((m) => m.value);
 
       const nowMs = deps.clock.now();
+      const rpcStarted = performance.now();
       return withSnapshot(deps.chains, chainId, async (snapshot) => {
         const plan = new PlanBuilder(snapshot, creator, {
           nowMs,
@@ -182,7 +197,10 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
         if (hook !== suite.contracts.hook)
           throw unsupported(`Suite ${suite.id} is not wired as its manifest says`, chainId);
 
+        timing.add('rpc', rpcStarted);
+        const mineStarted = performance.now();
         const salt = await deps.saltMiner.mine({ tokenDeployer, creator, initCodeHash });
+        timing.add('mine', mineStarted);
         params.creatorSalt = salt.creatorSalt;
         params.expectedConfigVersion = configVersion;
 
@@ -207,7 +225,10 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
           data: encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
           value: fee,
         });
+        const simulateStarted = performance.now();
         const built = await plan.build();
+        timing.add('simulate', simulateStarted);
+        reply.header('server-timing', timing.header());
         return envelope(request.id, deps.clock.now(), {
           ...built,
           predicted_token_address: salt.predictedToken,

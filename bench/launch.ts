@@ -1,0 +1,150 @@
+// Launch prepare against the devnet with a 100 KB PNG: p50/p99 and where the time goes (Server-Timing:
+// pinning, chain reads, salt mining, simulation). Salt mining speed against a baseline measured in the
+// same run: raw keccak256 of the same two hashes a candidate needs (scoped salt, then CREATE2 address).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { keccak256, zeroAddress } from 'viem';
+import { mineCreate2Salt } from '../src/chain/create2.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { createBenchKey, ROUNDS, startServer } from './support.ts';
+
+const REQUESTS = 40;
+
+/** A real PNG of random RGB pixels, about 100 KB (random pixels do not compress). */
+function png100k(): Buffer {
+  const side = 185;
+  const rows = Buffer.concat(
+    Array.from({ length: side }, () => Buffer.concat([Buffer.from([0]), randomBytes(side * 3)])),
+  );
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
+
+function miningSpeed(): { candidates: number; raw: number } {
+  const tries = 100_000;
+  const deployer = '0x553BED26A78b94862e53945941e4ad6E4F2497da';
+  const hash = `0x${'11'.repeat(32)}` as const;
+  let t = performance.now();
+  try {
+    mineCreate2Salt({
+      deployer,
+      initCodeHash: hash,
+      scope: new Uint8Array(32),
+      accept: () => false,
+      maxTries: tries,
+    });
+  } catch {
+    // no salt accepted, by design: every candidate is tried
+  }
+  const candidates = tries / ((performance.now() - t) / 1000);
+  const a = new Uint8Array(64);
+  const b = new Uint8Array(85);
+  t = performance.now();
+  for (let i = 0; i < tries; i++) {
+    a[63] = i & 0xff;
+    keccak256(a, 'bytes');
+    b[84] = i & 0xff;
+    keccak256(b, 'bytes');
+  }
+  const raw = tries / ((performance.now() - t) / 1000);
+  return { candidates, raw };
+}
+
+export async function benchLaunch() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-launch-'));
+  const devnet = await startDevnet({ dataDir, basePort: 38_745 });
+  const env = {
+    LAUNCHPAD_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    LIMITS: 'off',
+    MANIFESTS_DIR: join(dataDir, 'deployments'),
+    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
+  };
+  const key = createBenchKey(env, dataDir);
+  const gateway = await startServer(['bin/launchpad.js', 'start'], env);
+  const image = png100k().toString('base64');
+  const creator = devnet.chains[0]?.accounts[1] as string;
+  try {
+    const once = async (i: number) => {
+      const started = performance.now();
+      const r = await fetch(`${gateway.url}/v1/launches/prepare`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({
+          chain_id: 8453,
+          creator,
+          market: 'standard',
+          quote_address: zeroAddress,
+          token: { name: `Bench ${i}`, symbol: 'BNCH', image_base64: image, image_type: 'image/png' },
+        }),
+      });
+      await r.text();
+      if (r.status !== 200) throw new Error(`launch prepare answered ${r.status}`);
+      const parts = Object.fromEntries(
+        (r.headers.get('server-timing') ?? '').split(', ').map((p) => {
+          const [name, dur] = p.split(';dur=');
+          return [name, Number(dur)];
+        }),
+      ) as Record<string, number>;
+      return { ms: performance.now() - started, parts };
+    };
+    for (let i = 0; i < 5; i++) await once(-i); // warm-up
+    console.log(
+      `\n## Launch prepare with a ${((image.length * 0.75) / 1024).toFixed(0)} KB PNG on the devnet (sequential, ${REQUESTS} requests per round)`,
+    );
+    console.log(
+      '| round | p50 ms | p99 ms | pin | chain reads | mining | simulation | other (HTTP, validation, JSON) |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (let round = 0; round < ROUNDS; round++) {
+      const runs: Awaited<ReturnType<typeof once>>[] = [];
+      for (let i = 0; i < REQUESTS; i++) runs.push(await once(round * REQUESTS + i));
+      const sorted = runs.map((r) => r.ms).sort((x, y) => x - y);
+      const total = runs.reduce((s, r) => s + r.ms, 0);
+      const share = (name: string) =>
+        `${((runs.reduce((s, r) => s + (r.parts[name] ?? 0), 0) / total) * 100).toFixed(0)}%`;
+      const known = ['pin', 'rpc', 'mine', 'simulate'].reduce(
+        (s, n) => s + runs.reduce((t, r) => t + (r.parts[n] ?? 0), 0),
+        0,
+      );
+      console.log(
+        `| ${round + 1} | ${pct(sorted, 50).toFixed(1)} | ${pct(sorted, 99).toFixed(1)} | ${share('pin')} | ${share('rpc')} | ${share('mine')} | ${share('simulate')} | ${(((total - known) / total) * 100).toFixed(0)}% |`,
+      );
+    }
+    console.log('target: p50 <= 150 ms');
+  } finally {
+    await gateway.stop();
+    await devnet.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  console.log('\n## Salt mining speed (one core)');
+  for (let round = 0; round < ROUNDS; round++) {
+    const { candidates, raw } = miningSpeed();
+    console.log(
+      `round ${round + 1}: ${candidates.toFixed(0)} candidates/s; raw keccak256 of the same two hashes: ${raw.toFixed(0)}/s; ratio ${(candidates / raw).toFixed(2)} (target >= 0.50)`,
+    );
+  }
+}
