@@ -26,6 +26,8 @@ import type { RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';
 import { registerLaunchRoutes } from './routes/launches.ts';
+import { registerSwapRoutes } from './routes/swaps.ts';
+import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { LocalPinStore } from './pinning/pinStore.ts';
 import { Deployments } from './launchpad/deployments.ts';
@@ -331,6 +333,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => saltMiner.close());
   registerIpfsRoutes(app, pins);
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
+  const quotes = new QuoteSigner(loadQuoteSecret(settings.dataDir, settings.quoteSecret));
+  registerSwapRoutes(app, { ...routeDeps, quotes });
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

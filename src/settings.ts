@@ -28,6 +28,8 @@ export interface Settings {
   devnet: 'auto' | 'off';
   /** Deployment manifests (one JSON per chain): the production ones, or the devnet's when it is embedded. */
   manifestsDir: string;
+  /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
+  quoteSecret?: string;
   /** How long a prepared plan stays valid: launch, claim and metadata plans, and swap plans. */
   planLifetimeMs: { default: number; swap: number };
   /** LIMITS=off disables rate limits and quotas entirely. */
@@ -108,6 +110,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
     devnet: devnetMode(env.DEVNET),
     manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
+    quoteSecret: env.QUOTE_SECRET || undefined,
     planLifetimeMs: {
       default: int(env, 'PLAN_LIFETIME_S', 900, 10, 86_400) * 1000,
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,

@@ -1,0 +1,213 @@
+// Finding a launch token's pool and pricing a swap on it, at a pinned block: which current suite
+// launched the token (creatorRights), which of its quotes pairs it (the pool id matches), and the
+// V4Quoter's exact-input quote with the same hookData the swap carries, so the hook's fee is included.
+import { type Abi, type Address, getAddress, type Hex, parseAbi, zeroAddress } from 'viem';
+import { LaunchFactoryAbi, LaunchHookAbi } from '../../contracts/artifacts/index.ts';
+import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
+import { UNISWAP } from '../devnet/uniswap.ts';
+import { ApiError } from '../http/problems.ts';
+import type { ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import type { ChainManifest } from '../launchpad/manifest.ts';
+import { launchPoolKey, type PoolKey, poolId } from '../launchpad/pool.ts';
+import { decodeRevert } from '../plans/revert.ts';
+
+export const ERC20_ABI = parseAbi([
+  'function balanceOf(address) view returns (uint256)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+  'function approve(address spender, uint256 amount) returns (bool)',
+]);
+export const PERMIT2_ABI = parseAbi([
+  'function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)',
+]);
+const QUOTER = UNISWAP.V4Quoter().abi;
+const STATE_VIEW = UNISWAP.StateView().abi;
+const FACTORY = LaunchFactoryAbi as Abi;
+const HOOK = LaunchHookAbi as Abi;
+
+type Suite = ChainManifest['suites'][number];
+
+export interface LaunchPool {
+  suite: Suite;
+  quote: Address;
+  key: PoolKey;
+  poolId: Hex;
+  currentCreator: Address;
+  creatorFeeRecipient: Address;
+  /** The router swaps go through (the Universal Router). */
+  router: Address;
+}
+
+/** The pool of a token launched by a current suite of the chain; not_found for any other token. */
+export async function findLaunchPool(
+  snapshot: Snapshot,
+  deployments: Deployments,
+  chainId: ChainId,
+  token: Address,
+): Promise<LaunchPool> {
+  const manifest = deployments.get(chainId);
+  const suites = (manifest?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
+  const reads: ContractRead[] = suites.flatMap((s) => [
+    { address: s.contracts.factory as Address, abi: FACTORY, functionName: 'creatorRights', args: [token] },
+    { address: s.contracts.factory as Address, abi: FACTORY, functionName: 'tickSpacing' },
+  ]);
+  const results = await snapshot.read(reads);
+  for (const [i, suite] of suites.entries()) {
+    const rights = results[2 * i];
+    const spacing = results[2 * i + 1];
+    if (!rights?.ok || !spacing?.ok) continue;
+    const r = rights.value as { poolId: Hex; currentCreator: Address; creatorFeeRecipient: Address };
+    const quotes = (manifest?.quotes ?? [])
+      .filter((q) => q.suite_id === suite.id)
+      .map((q) => q.address as Address);
+    for (const quote of quotes) {
+      const key = launchPoolKey(token, quote, Number(spacing.value), suite.contracts.hook as Address);
+      if (poolId(key) !== r.poolId) continue;
+      const router = (suite.contracts.universal_router ?? null) as Address | null;
+      if (!router) {
+        throw new ApiError(
+          'unsupported_operation',
+          `Swaps on chain ${chainId} need the suite's dedicated router, whose calldata this gateway does not build`,
+          { chain_id: chainId },
+        );
+      }
+      return {
+        suite,
+        quote,
+        key,
+        poolId: r.poolId,
+        currentCreator: getAddress(r.currentCreator),
+        creatorFeeRecipient: getAddress(r.creatorFeeRecipient),
+        router: getAddress(router),
+      };
+    }
+  }
+  throw new ApiError(
+    'not_found',
+    `${token} is not a token launched by a launchpad suite on chain ${chainId}`,
+    {
+      chain_id: chainId,
+    },
+  );
+}
+
+export interface WalletState {
+  native: bigint;
+  /** ERC-20 input only: balance, allowance to Permit2, and Permit2's allowance to the router. */
+  erc20?: {
+    balance: bigint;
+    permit2Allowance: bigint;
+    routerAllowance: { amount: bigint; expiration: number; nonce: number };
+  };
+}
+
+export interface PricedSwap {
+  amountOut: bigint;
+  /** sqrtPriceX96 before the swap, for the price impact. */
+  sqrtPriceX96: bigint;
+  poolConfig: {
+    baseFeeBps: number;
+    antiSnipeStartTotalBps: number;
+    antiSnipeWindowSeconds: number;
+    launchTime: number;
+  };
+  wallet: WalletState;
+}
+
+/** One batch at the pinned block: the quoter, the pool's state and config, and the wallet's balances and allowances. */
+export async function priceSwap(
+  snapshot: Snapshot,
+  pool: LaunchPool,
+  opts: { wallet: Address; input: Address; amountIn: bigint; hookData: Hex; permit2: Address },
+): Promise<PricedSwap> {
+  const zeroForOne = opts.input === pool.key.currency0;
+  const suite = pool.suite.contracts;
+  const reads: ContractRead[] = [
+    {
+      address: suite.quoter as Address,
+      abi: QUOTER,
+      functionName: 'quoteExactInputSingle',
+      args: [{ poolKey: pool.key, zeroForOne, exactAmount: opts.amountIn, hookData: opts.hookData }],
+    },
+    { address: suite.state_view as Address, abi: STATE_VIEW, functionName: 'getSlot0', args: [pool.poolId] },
+    { address: suite.hook as Address, abi: HOOK, functionName: 'poolConfig', args: [pool.poolId] },
+  ];
+  const erc20 = opts.input !== zeroAddress;
+  if (erc20) {
+    reads.push(
+      { address: opts.input, abi: ERC20_ABI, functionName: 'balanceOf', args: [opts.wallet] },
+      { address: opts.input, abi: ERC20_ABI, functionName: 'allowance', args: [opts.wallet, opts.permit2] },
+      {
+        address: opts.permit2,
+        abi: PERMIT2_ABI,
+        functionName: 'allowance',
+        args: [opts.wallet, opts.input, pool.router],
+      },
+    );
+  }
+  const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet]);
+  const [quoted, slot0, config, balance, toPermit2, permit2] = results;
+  if (!quoted?.ok) {
+    const revert = decodeRevert(quoted?.data);
+    throw new ApiError('quote_unavailable', `No executable quote for this amount: ${revert.text}`, {
+      chain_id: snapshot.chainId,
+    });
+  }
+  if (!slot0?.ok || !config?.ok || (erc20 && (!balance?.ok || !toPermit2?.ok || !permit2?.ok))) {
+    throw new ApiError('upstream_error', `Chain ${snapshot.chainId}: the pool state could not be read`, {
+      chain_id: snapshot.chainId,
+    });
+  }
+  const c = config.value as [boolean, boolean, Address, Address, number, number, number, number];
+  const p2 = erc20 ? (permit2 as { value: [bigint, number, number] }).value : undefined;
+  return {
+    amountOut: (quoted.value as [bigint, bigint])[0],
+    sqrtPriceX96: (slot0.value as [bigint])[0],
+    poolConfig: {
+      baseFeeBps: c[4],
+      antiSnipeStartTotalBps: c[5],
+      antiSnipeWindowSeconds: c[6],
+      launchTime: c[7],
+    },
+    wallet: {
+      native: balances[0] as bigint,
+      ...(erc20 && p2
+        ? {
+            erc20: {
+              balance: (balance as { value: bigint }).value,
+              permit2Allowance: (toPermit2 as { value: bigint }).value,
+              routerAllowance: { amount: p2[0], expiration: Number(p2[1]), nonce: Number(p2[2]) },
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** The hook's total fee in bps at a block time (REFERENCE §4.2). */
+export function feeBpsAt(config: PricedSwap['poolConfig'], timestamp: bigint): number {
+  const elapsed = Number(timestamp) - config.launchTime;
+  if (elapsed >= config.antiSnipeWindowSeconds) return config.baseFeeBps;
+  const surcharge = Math.floor(
+    ((config.antiSnipeStartTotalBps - config.baseFeeBps) * (config.antiSnipeWindowSeconds - elapsed)) /
+      config.antiSnipeWindowSeconds,
+  );
+  return Math.min(9900, config.baseFeeBps + surcharge);
+}
+
+/**
+ * Price impact of the pool's part of the trade (the hook fee excluded), in bps: the shortfall of the
+ * output against the pre-trade spot price.
+ */
+export function priceImpactBps(opts: {
+  sqrtPriceX96: bigint;
+  zeroForOne: boolean;
+  poolIn: bigint;
+  poolOut: bigint;
+}): number {
+  const q192 = 1n << 192n;
+  const sq = opts.sqrtPriceX96 * opts.sqrtPriceX96;
+  const spotOut = opts.zeroForOne ? (opts.poolIn * sq) / q192 : (opts.poolIn * q192) / sq;
+  if (spotOut === 0n || opts.poolOut >= spotOut) return 0;
+  return Number(((spotOut - opts.poolOut) * 10_000n) / spotOut);
+}
