@@ -121,13 +121,18 @@ function permitTypedData(chainId: ChainId, permit: NonNullable<QuoteClaims['perm
   };
 }
 
-function invalidReferrer(referrer: Address, wallet: Address, pool: LaunchPool): string | null {
+function invalidReferrer(
+  referrer: Address,
+  wallet: Address,
+  pool: LaunchPool,
+  rights: { currentCreator: Address; creatorFeeRecipient: Address },
+): string | null {
   const c = pool.suite.contracts;
   const named: [string, string | undefined][] = [
     ['the zero address', zeroAddress],
     ['the router', pool.router],
-    ['the token creator', pool.currentCreator],
-    ['the creator fee recipient', pool.creatorFeeRecipient],
+    ['the token creator', rights.currentCreator],
+    ['the creator fee recipient', rights.creatorFeeRecipient],
     ['the hook', c.hook],
     ['the factory', c.factory],
     ['the fee escrow', c.fee_escrow],
@@ -164,20 +169,21 @@ export function registerSwapRoutes(app: FastifyInstance, deps: SwapDeps) {
       const nowMs = deps.clock.now();
       return withSnapshot(deps.chains, chainId, async (snapshot) => {
         const pool = await findLaunchPool(snapshot, deps.deployments, chainId, token);
-        if (referrer) {
-          const why = invalidReferrer(referrer, wallet, pool);
-          if (why)
-            throw new ApiError('invalid_referrer', `The referrer is ${why}, which cannot earn referral fees`);
-        }
         const [input, output] = body.side === 'buy' ? [pool.quote, token] : [token, pool.quote];
         const hookData = encodeHookData(referrer ?? zeroAddress, comment);
         const priced = await priceSwap(snapshot, pool, {
           wallet,
+          token,
           input,
           amountIn,
           hookData,
           permit2: PERMIT2_ADDRESS,
         });
+        if (referrer) {
+          const why = invalidReferrer(referrer, wallet, pool, priced);
+          if (why)
+            throw new ApiError('invalid_referrer', `The referrer is ${why}, which cannot earn referral fees`);
+        }
         const expectedOut = priced.amountOut;
         if (expectedOut === 0n)
           throw new ApiError('quote_unavailable', 'This amount buys nothing at the current price');
@@ -389,6 +395,7 @@ export function registerSwapRoutes(app: FastifyInstance, deps: SwapDeps) {
         const hookData = encodeHookData(q.referrer ?? zeroAddress, q.comment);
         const priced = await priceSwap(snapshot, pool, {
           wallet,
+          token: q.token,
           input,
           amountIn,
           hookData,

@@ -27,16 +27,20 @@ const HOOK = LaunchHookAbi as Abi;
 
 type Suite = ChainManifest['suites'][number];
 
+/** What never changes about a launched token's pool, so it is kept once found. */
 export interface LaunchPool {
   suite: Suite;
   quote: Address;
   key: PoolKey;
   poolId: Hex;
-  currentCreator: Address;
-  creatorFeeRecipient: Address;
   /** The router swaps go through (the Universal Router). */
   router: Address;
 }
+
+// A token's pool key is fixed at launch; only live state (prices, balances, creator rights) is read
+// per request. Bounded, so unknown-token probing cannot grow it without limit.
+const POOLS = new Map<string, LaunchPool>();
+const MAX_POOLS = 10_000;
 
 /** The pool of a token launched by a current suite of the chain; not_found for any other token. */
 export async function findLaunchPool(
@@ -45,6 +49,9 @@ export async function findLaunchPool(
   chainId: ChainId,
   token: Address,
 ): Promise<LaunchPool> {
+  const cacheKey = `${chainId}:${token}`;
+  const known = POOLS.get(cacheKey);
+  if (known && deployments.get(chainId)?.suites.some((s) => s.id === known.suite.id)) return known;
   const manifest = deployments.get(chainId);
   const suites = (manifest?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
   const reads: ContractRead[] = suites.flatMap((s) => [
@@ -56,7 +63,7 @@ export async function findLaunchPool(
     const rights = results[2 * i];
     const spacing = results[2 * i + 1];
     if (!rights?.ok || !spacing?.ok) continue;
-    const r = rights.value as { poolId: Hex; currentCreator: Address; creatorFeeRecipient: Address };
+    const r = rights.value as { poolId: Hex };
     const quotes = (manifest?.quotes ?? [])
       .filter((q) => q.suite_id === suite.id)
       .map((q) => q.address as Address);
@@ -71,15 +78,10 @@ export async function findLaunchPool(
           { chain_id: chainId },
         );
       }
-      return {
-        suite,
-        quote,
-        key,
-        poolId: r.poolId,
-        currentCreator: getAddress(r.currentCreator),
-        creatorFeeRecipient: getAddress(r.creatorFeeRecipient),
-        router: getAddress(router),
-      };
+      const pool = { suite, quote, key, poolId: r.poolId, router: getAddress(router) };
+      if (POOLS.size >= MAX_POOLS) POOLS.clear();
+      POOLS.set(cacheKey, pool);
+      return pool;
     }
   }
   throw new ApiError(
@@ -112,13 +114,23 @@ export interface PricedSwap {
     launchTime: number;
   };
   wallet: WalletState;
+  /** Live creator rights (the referrer rules depend on them). */
+  currentCreator: Address;
+  creatorFeeRecipient: Address;
 }
 
 /** One batch at the pinned block: the quoter, the pool's state and config, and the wallet's balances and allowances. */
 export async function priceSwap(
   snapshot: Snapshot,
   pool: LaunchPool,
-  opts: { wallet: Address; input: Address; amountIn: bigint; hookData: Hex; permit2: Address },
+  opts: {
+    wallet: Address;
+    token: Address;
+    input: Address;
+    amountIn: bigint;
+    hookData: Hex;
+    permit2: Address;
+  },
 ): Promise<PricedSwap> {
   const zeroForOne = opts.input === pool.key.currency0;
   const suite = pool.suite.contracts;
@@ -131,6 +143,7 @@ export async function priceSwap(
     },
     { address: suite.state_view as Address, abi: STATE_VIEW, functionName: 'getSlot0', args: [pool.poolId] },
     { address: suite.hook as Address, abi: HOOK, functionName: 'poolConfig', args: [pool.poolId] },
+    { address: suite.factory as Address, abi: FACTORY, functionName: 'creatorRights', args: [opts.token] },
   ];
   const erc20 = opts.input !== zeroAddress;
   if (erc20) {
@@ -146,21 +159,29 @@ export async function priceSwap(
     );
   }
   const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet]);
-  const [quoted, slot0, config, balance, toPermit2, permit2] = results;
+  const [quoted, slot0, config, rights, balance, toPermit2, permit2] = results;
   if (!quoted?.ok) {
     const revert = decodeRevert(quoted?.data);
     throw new ApiError('quote_unavailable', `No executable quote for this amount: ${revert.text}`, {
       chain_id: snapshot.chainId,
     });
   }
-  if (!slot0?.ok || !config?.ok || (erc20 && (!balance?.ok || !toPermit2?.ok || !permit2?.ok))) {
+  if (
+    !slot0?.ok ||
+    !config?.ok ||
+    !rights?.ok ||
+    (erc20 && (!balance?.ok || !toPermit2?.ok || !permit2?.ok))
+  ) {
     throw new ApiError('upstream_error', `Chain ${snapshot.chainId}: the pool state could not be read`, {
       chain_id: snapshot.chainId,
     });
   }
   const c = config.value as [boolean, boolean, Address, Address, number, number, number, number];
   const p2 = erc20 ? (permit2 as { value: [bigint, number, number] }).value : undefined;
+  const r = rights.value as { currentCreator: Address; creatorFeeRecipient: Address };
   return {
+    currentCreator: getAddress(r.currentCreator),
+    creatorFeeRecipient: getAddress(r.creatorFeeRecipient),
     amountOut: (quoted.value as [bigint, bigint])[0],
     sqrtPriceX96: (slot0.value as [bigint])[0],
     poolConfig: {
