@@ -1,6 +1,5 @@
 // Live configuration: GET /v1/config?chain_id=8453 (all sections) against the devnet. Baseline, in the
-// same run: the RPC round trips that request needs (the pin, then the batch of reads), replayed
-// directly against the node. Also counts the round trips per request through a counting proxy.
+// same run: the RPC round trips that request needs, replayed directly against the node. Also counts the round trips per request through a counting proxy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,7 +15,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
 }
 
-async function timeSequential(fn: () => Promise<void>): Promise<{ p50: number; p99: number }> {
+export async function timeSequential(fn: () => Promise<void>): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 20; i++) await fn(); // warm-up
   const ms: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
@@ -29,7 +28,7 @@ async function timeSequential(fn: () => Promise<void>): Promise<{ p50: number; p
 }
 
 /** A pass-through proxy that records the request bodies it forwards. */
-async function countingProxy(upstream: string) {
+export async function countingProxy(upstream: string) {
   const bodies: string[] = [];
   const server = createServer((req, res) => {
     let raw = '';
@@ -76,21 +75,18 @@ export async function benchConfig() {
     const n = 20;
     for (let i = 0; i < n; i++) await fetch(`${counted.url}${PATH}`, { headers: { 'x-api-key': key } });
     const roundTrips = proxy.bodies.length / n;
-    const [pinBody, batchBody] = proxy.bodies.slice(-2) as [string, string];
+    // The bodies one request sends (replayed as they are: reads at `latest`, or at the pinned number).
+    const bodies = proxy.bodies.slice(-Math.round(roundTrips));
 
     const rows: { rpc: { p50: number; p99: number }; gw: { p50: number; p99: number }; rps: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      // The baseline: the same two round trips, straight to the node (the batch at the new head).
+      // The baseline: the same round trips, straight to the node.
       const rpcTimes = await timeSequential(async () => {
-        const head = (await (
-          await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pinBody })
-        ).json()) as {
-          result: { number: string };
-        };
-        const batch = batchBody.replace(/"0x[0-9a-f]+"\]/g, `"${head.result.number}"]`);
-        await (
-          await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body: batch })
-        ).text();
+        for (const body of bodies) {
+          await (
+            await fetch(rpc, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          ).text();
+        }
       });
       const gwTimes = await timeSequential(async () => {
         const r = await fetch(`${direct.url}${PATH}`, { headers: { 'x-api-key': key } });

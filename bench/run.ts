@@ -1,11 +1,12 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch)
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps)
 // runs one section.
 import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
 import { benchHttp } from './http.ts';
 import { benchLaunch } from './launch.ts';
 import { benchLimits } from './limits.ts';
+import { benchSwaps } from './swaps.ts';
 
 console.log(`# launchpad-gateway benchmarks (${new Date().toISOString()}, node ${process.version})`);
 const only = process.argv[2];
@@ -14,3 +15,4 @@ if (!only || only === 'limits') await benchLimits();
 if (!only || only === 'devnet') await benchDevnet();
 if (!only || only === 'config') await benchConfig();
 if (!only || only === 'launch') await benchLaunch();
+if (!only || only === 'swaps') await benchSwaps();

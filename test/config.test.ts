@@ -118,17 +118,20 @@ describe('GET /v1/config against the devnet', () => {
       selectable: true,
       quote_revision: '1',
     });
-    // Two round trips: pin the block, then every read (and the reorg check) in one batch.
+    // One round trip: the head block, every read at `latest`, and the head again; both heads are the
+    // block reported as as_of_block, so every read ran at it.
     const p = proxies[8453] as RpcProxy;
-    expect(p.bodies.length).toBe(2);
-    // 7 suite reads, 2 per quote, and the check that the pinned block still stands.
-    expect(Array.isArray(p.bodies[1]) && (p.bodies[1] as unknown[]).length).toBe(7 + 2 * 4 + 1);
-    for (const call of p.bodies[1] as { method: string; params: unknown[] }[]) {
-      expect(
-        call.params.at(-1) === `0x${BigInt(d.as_of_block).toString(16)}` ||
-          call.method === 'eth_getBlockByNumber',
-      ).toBe(true);
-    }
+    expect(p.bodies.length).toBe(1);
+    const batch = p.bodies[0] as { method: string; params: unknown[] }[];
+    // The two head reads, 7 suite reads and 2 per quote.
+    expect(batch.length).toBe(2 + 7 + 2 * 4);
+    expect([batch[0]?.method, batch.at(-1)?.method]).toEqual([
+      'eth_getBlockByNumber',
+      'eth_getBlockByNumber',
+    ]);
+    for (const c of batch.slice(1, -1)) expect([c.method, c.params.at(-1)]).toEqual(['eth_call', 'latest']);
+    const head = await base.client.getBlock({ blockNumber: BigInt(d.as_of_block) });
+    expect(head.number).toBe(BigInt(d.as_of_block));
   });
 
   it('include selects sections; a chain-only request reads nothing live', async () => {
@@ -251,23 +254,46 @@ describe('GET /v1/config against the devnet', () => {
   });
 
   it('reads every value at as_of_block, even when the chain moves during the request', async () => {
-    const { gw, key, proxies } = await gateway();
-    const p = proxies[8453] as RpcProxy;
+    // Two providers: the gateway pins a block by quorum first, then reads. A governance change lands in
+    // a new block between the pin and the reads; the answer still holds the pinned block's values.
+    const chain = devnet.chains[0] as Devnet['chains'][number];
+    const [a, b] = await Promise.all([startRpcProxy(chain.rpc_url), startRpcProxy(chain.rpc_url)]);
+    open.push(a, b);
+    const quorum = await startGateway({
+      MANIFESTS_DIR: join(dataDir, 'deployments'),
+      RPC_URL_8453: `${a.url},${b.url}`,
+    });
+    open.push(quorum);
+    const key = await quorum.createKey();
     const owner = base.account(0);
     const fee = await base.read<bigint>(base.current.factory, FACTORY, 'nativeLaunchFee');
-    // Between the pin and the reads, a governance change lands in a new block.
-    p.before = async (body: RpcBody) => {
-      if (!Array.isArray(body)) return;
-      p.before = undefined;
+    const moveChain = async (body: RpcBody) => {
+      if (!Array.isArray(body) || body.length < 3) return;
+      a.before = undefined;
+      b.before = undefined;
       await base.call(owner, base.current.factory, FACTORY, 'setNativeLaunchFee', [fee + 1n]);
     };
-    const first = (await get(gw, key, 'chain_id=8453&include=suites')).json.data;
+    a.before = moveChain;
+    b.before = moveChain;
+    const first = (await get(quorum, key, 'chain_id=8453&include=suites')).json.data;
     const version = BigInt(first.suites[0].config_version);
     expect(first.suites[0].creation_fee.amount_raw).toBe(fee.toString());
-    const second = (await get(gw, key, 'chain_id=8453&include=suites')).json.data;
+    // The chain did move on: the next answer is at the next block, with the new values.
+    const second = (await get(quorum, key, 'chain_id=8453&include=suites')).json.data;
     expect(BigInt(second.as_of_block)).toBe(BigInt(first.as_of_block) + 1n);
     expect(second.suites[0].creation_fee.amount_raw).toBe((fee + 1n).toString());
     expect(BigInt(second.suites[0].config_version)).toBe(version + 1n);
+    // With one provider, the values are those of the chain at the reported block.
+    const { gw: single, key: key1 } = await gateway();
+    const third = (await get(single, key1, 'chain_id=8453&include=suites')).json.data;
+    const at = BigInt(third.as_of_block);
+    const feeAt = await base.client.readContract({
+      address: base.current.factory,
+      abi: FACTORY,
+      functionName: 'nativeLaunchFee',
+      blockNumber: at,
+    });
+    expect(third.suites[0].creation_fee.amount_raw).toBe(String(feeAt));
     await base.call(owner, base.current.factory, FACTORY, 'setNativeLaunchFee', [fee]);
   });
 
@@ -275,7 +301,7 @@ describe('GET /v1/config against the devnet', () => {
     const { gw, key, proxies } = await gateway();
     const p = proxies[8453] as RpcProxy;
     let reorgs = 1;
-    // The check of the pinned block in the read batch sees another hash.
+    // The head read after the batch (first attempt), or the check of the pinned block, sees another hash.
     p.transform = (body, answer) => {
       if (!Array.isArray(body) || reorgs === 0) return answer;
       reorgs--;
@@ -286,7 +312,7 @@ describe('GET /v1/config against the devnet', () => {
     };
     const ok = await get(gw, key, 'chain_id=8453&include=suites');
     expect(ok.status).toBe(200);
-    expect(p.bodies.length).toBe(4); // pin, reads (reorg), pin again, reads
+    expect(p.bodies.length).toBe(3); // reads (the head moved), pin, reads at the pinned block
     reorgs = 2;
     expectProblem(await get(gw, key, 'chain_id=8453&include=suites'), 503, 'temporarily_unavailable');
   });

@@ -81,24 +81,68 @@ function blockRequest(tag: string): RpcRequest {
 }
 
 export class Snapshot {
+  private head: { number: bigint; hash: Hex; timestamp: bigint } | undefined;
+
   constructor(
     readonly chainId: ChainId,
-    readonly blockNumber: bigint,
-    readonly blockHash: Hex,
-    readonly timestamp: bigint,
     private readonly endpoint: RpcEndpoint,
-  ) {}
-
-  private get tag(): Hex {
-    return numberToHex(this.blockNumber);
+    head?: { number: bigint; hash: Hex; timestamp: bigint },
+  ) {
+    this.head = head;
   }
 
-  /** Runs requests at the pinned block in one round trip, with the check that the block still stands. */
-  private async batch(requests: RpcRequest[]): Promise<RpcResult[]> {
-    const results = await this.endpoint.batch([...requests, blockRequest(this.tag)]);
-    const check = results.pop() as RpcResult;
-    if (!check.ok || check.result === null) throw new ReorgDetected();
-    if (parseBlock(check.result).hash !== this.blockHash) throw new ReorgDetected();
+  private pinned() {
+    if (!this.head) throw new Error('the snapshot is not pinned yet');
+    return this.head;
+  }
+
+  get blockNumber(): bigint {
+    return this.pinned().number;
+  }
+
+  get blockHash(): Hex {
+    return this.pinned().hash;
+  }
+
+  get timestamp(): bigint {
+    return this.pinned().timestamp;
+  }
+
+  /** Pins the head now, when a request needs its block before (or without) any read. */
+  async ensurePinned(): Promise<void> {
+    if (this.head) return;
+    const r = await this.endpoint.request('eth_getBlockByNumber', ['latest', false]);
+    if (!r.ok) throw new UpstreamFailure('invalid', r.error.message);
+    this.head = parseBlock(r.result);
+  }
+
+  /**
+   * Runs requests at the pinned block in one round trip, with the check that the block still stands.
+   * Not pinned yet (one provider): the same round trip reads the head before and after requests made at
+   * `latest`; when both are one block, every request in between ran at it, and that block is pinned.
+   * A head that moved meanwhile counts as a reorg: the request is retried with an explicit pin.
+   */
+  private async batch(build: (tag: Hex | 'latest') => RpcRequest[]): Promise<RpcResult[]> {
+    if (this.head) {
+      const tag = numberToHex(this.head.number);
+      const results = await this.endpoint.batch([...build(tag), blockRequest(tag)]);
+      const check = results.pop() as RpcResult;
+      if (!check.ok || check.result === null) throw new ReorgDetected();
+      if (parseBlock(check.result).hash !== this.head.hash) throw new ReorgDetected();
+      return results;
+    }
+    const results = await this.endpoint.batch([
+      blockRequest('latest'),
+      ...build('latest'),
+      blockRequest('latest'),
+    ]);
+    const before = results.shift() as RpcResult;
+    const after = results.pop() as RpcResult;
+    if (!before.ok || !after.ok)
+      throw new UpstreamFailure('invalid', 'the node did not return its head block');
+    const head = parseBlock(before.result);
+    if (parseBlock(after.result).hash !== head.hash) throw new ReorgDetected();
+    this.head = head;
     return results;
   }
 
@@ -112,25 +156,27 @@ export class Snapshot {
     reads: ContractRead[],
     accounts: Address[],
   ): Promise<{ results: ReadResult[]; balances: bigint[] }> {
-    const balanceRequests = accounts.map((a) => ({ method: 'eth_getBalance', params: [a, this.tag] }));
-    const requests = reads.map((r) => ({
-      method: 'eth_call',
-      params: [
-        {
-          to: r.address,
-          data: encodeFunctionData({ abi: r.abi, functionName: r.functionName, args: r.args } as never),
-        },
-        this.tag,
-      ],
-    }));
-    const answers = await this.batch([...requests, ...balanceRequests]);
-    const balances = answers.slice(requests.length).map((b) => {
+    const build = (tag: Hex | 'latest'): RpcRequest[] => [
+      ...reads.map((r) => ({
+        method: 'eth_call',
+        params: [
+          {
+            to: r.address,
+            data: encodeFunctionData({ abi: r.abi, functionName: r.functionName, args: r.args } as never),
+          },
+          tag,
+        ],
+      })),
+      ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })),
+    ];
+    const answers = await this.batch(build);
+    const balances = answers.slice(reads.length).map((b) => {
       if (!b.ok || typeof b.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(b.result)) {
         throw new UpstreamFailure('invalid', 'the node sent a malformed balance');
       }
       return BigInt(b.result);
     });
-    const results: ReadResult[] = answers.slice(0, requests.length).map((res, i) => {
+    const results: ReadResult[] = answers.slice(0, reads.length).map((res, i) => {
       const r = reads[i] as ContractRead;
       if (!res.ok) return { ok: false, reason: res.error.message, data: revertData(res.error) };
       try {
@@ -171,7 +217,7 @@ export class Snapshot {
    * the state the earlier ones left.
    */
   async simulate(calls: SimulatedCall[]): Promise<SimulatedCallResult[]> {
-    const [res] = await this.batch([
+    const [res] = await this.batch((tag) => [
       {
         method: 'eth_simulateV1',
         params: [
@@ -189,7 +235,7 @@ export class Snapshot {
             validation: false,
             traceTransfers: false,
           },
-          this.tag,
+          tag,
         ],
       },
     ]);
@@ -257,7 +303,7 @@ export async function pin(clients: ChainClients, chainId: ChainId): Promise<Snap
   if (heads.length === 0) throw upstreamProblem(chainId, failures);
   if (endpoints.length === 1) {
     const h = heads[0] as Head;
-    return new Snapshot(chainId, h.number, h.hash, h.timestamp, h.endpoint);
+    return new Snapshot(chainId, h.endpoint, h);
   }
   // Quorum: the lowest head every answering provider has; those ahead say what their block there is.
   const target = heads.reduce((min, h) => (h.number < min ? h.number : min), (heads[0] as Head).number);
@@ -283,7 +329,7 @@ export async function pin(clients: ChainClients, chainId: ChainId): Promise<Snap
     );
   }
   const h = agreed[0] as Head;
-  return new Snapshot(chainId, h.number, h.hash, h.timestamp, h.endpoint);
+  return new Snapshot(chainId, h.endpoint, h);
 }
 
 /** Runs `work` against a fresh snapshot; a reorg during the request retries once at a new block. */
@@ -292,9 +338,15 @@ export async function withSnapshot<T>(
   chainId: ChainId,
   work: (snapshot: Snapshot) => Promise<T>,
 ): Promise<T> {
+  const endpoints = clients.endpoints(chainId);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await work(await pin(clients, chainId));
+      // One provider: the snapshot pins itself in its first round trip. Several: pin by quorum first.
+      const snapshot =
+        attempt === 0 && endpoints.length === 1
+          ? new Snapshot(chainId, endpoints[0] as RpcEndpoint)
+          : await pin(clients, chainId);
+      return await work(snapshot);
     } catch (err) {
       if (err instanceof ReorgDetected) {
         if (attempt === 0) continue;

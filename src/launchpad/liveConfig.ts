@@ -266,7 +266,7 @@ export async function liveConfiguration(
         args: [B20_ASSET_FEATURE],
       });
     }
-    const results = reads.length > 0 ? await snapshot.read(reads) : [];
+    const results = reads.length > 0 ? await snapshot.read(reads) : (await snapshot.ensurePinned(), []);
     const warnings: string[] = [];
     let offset = 0;
     const outSuites: unknown[] = [];

@@ -94,6 +94,7 @@ export class PlanBuilder {
     const runnable = this.steps.filter(
       (s): s is Step & { kind: 'transaction' } => s.kind === 'transaction' && !blocked.has(s.id),
     );
+    if (runnable.length === 0) await this.snapshot.ensurePinned();
     const results =
       runnable.length > 0
         ? await this.snapshot.simulate(
