@@ -7,6 +7,7 @@ import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 let devnet: Devnet;
@@ -14,8 +15,10 @@ let gw: TestGateway;
 let key: string;
 let base: TestChain;
 
+let dataDir: string;
+
 beforeAll(async () => {
-  const dataDir = tempDir();
+  dataDir = tempDir();
   devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   base = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
   gw = await startGateway({
@@ -281,5 +284,45 @@ describe('swaps', () => {
     const poor = '0x000000000000000000000000000000000000bEEF';
     const broke = await quote({ ...ok, wallet: poor });
     expect(broke.json.data.issues[0]).toMatchObject({ code: 'insufficient_balance', severity: 'blocking' });
+  });
+
+  it('gives no quote past the price-impact bound, and none where only a dedicated router exists', async () => {
+    const token = await launchedToken();
+    const trader = base.account(2);
+    // 10,000 ETH into a pool priced at a few ETH moves the price far beyond 50%.
+    const huge = await quote({
+      wallet: trader,
+      token_address: token,
+      side: 'buy',
+      amount_in_raw: (10n ** 22n).toString(),
+    });
+    expectProblem(huge, 422, 'quote_unavailable');
+
+    // A suite whose manifest names only a dedicated swap router (as production Arc does).
+    const dir = tempDir();
+    cpSync(join(dataDir, 'deployments'), dir, { recursive: true });
+    const file = join(dir, 'devnet-8453.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    manifest.suites[0].contracts.swap_router = manifest.suites[0].contracts.universal_router;
+    delete manifest.suites[0].contracts.universal_router;
+    writeFileSync(file, JSON.stringify(manifest));
+    const other = await startGateway({ MANIFESTS_DIR: dir, RPC_URL_8453: base.chain.rpc_url });
+    try {
+      const r = await call(other, '/v1/swaps/quote', {
+        key: await other.createKey(),
+        method: 'POST',
+        body: {
+          chain_id: 8453,
+          wallet: trader,
+          token_address: token,
+          side: 'buy',
+          amount_in_raw: '1000',
+          slippage_bps: 100,
+        },
+      });
+      expectProblem(r, 422, 'unsupported_operation');
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -39,7 +39,8 @@ export interface LaunchPool {
 
 // A token's pool key is fixed at launch; only live state (prices, balances, creator rights) is read
 // per request. Bounded, so unknown-token probing cannot grow it without limit.
-const POOLS = new Map<string, LaunchPool>();
+// Kept per set of manifests, since the router and contracts come from them.
+const POOLS = new WeakMap<Deployments, Map<string, LaunchPool>>();
 const MAX_POOLS = 10_000;
 
 /** The pool of a token launched by a current suite of the chain; not_found for any other token. */
@@ -50,8 +51,10 @@ export async function findLaunchPool(
   token: Address,
 ): Promise<LaunchPool> {
   const cacheKey = `${chainId}:${token}`;
-  const known = POOLS.get(cacheKey);
-  if (known && deployments.get(chainId)?.suites.some((s) => s.id === known.suite.id)) return known;
+  let pools = POOLS.get(deployments);
+  if (!pools) POOLS.set(deployments, (pools = new Map()));
+  const known = pools.get(cacheKey);
+  if (known) return known;
   const manifest = deployments.get(chainId);
   const suites = (manifest?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
   const reads: ContractRead[] = suites.flatMap((s) => [
@@ -79,8 +82,8 @@ export async function findLaunchPool(
         );
       }
       const pool = { suite, quote, key, poolId: r.poolId, router: getAddress(router) };
-      if (POOLS.size >= MAX_POOLS) POOLS.clear();
-      POOLS.set(cacheKey, pool);
+      if (pools.size >= MAX_POOLS) pools.clear();
+      pools.set(cacheKey, pool);
       return pool;
     }
   }
