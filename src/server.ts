@@ -27,6 +27,8 @@ import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';
 import { registerLaunchRoutes } from './routes/launches.ts';
 import { registerSwapRoutes } from './routes/swaps.ts';
+import { registerClaimRoutes } from './routes/claims.ts';
+import { registerTokenWriteRoutes } from './routes/tokenWrites.ts';
 import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { LocalPinStore } from './pinning/pinStore.ts';
@@ -335,6 +337,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
   const quotes = new QuoteSigner(loadQuoteSecret(settings.dataDir, settings.quoteSecret));
   registerSwapRoutes(app, { ...routeDeps, quotes });
+  registerClaimRoutes(app, routeDeps);
+  registerTokenWriteRoutes(app, { ...routeDeps, pins });
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

@@ -120,7 +120,11 @@ describe.each(backends)('Idempotency-Key on $name', ({ env }) => {
     const before = runs;
     expectProblem(await post(key, 'reuse-1', { n: 2 }), 422, 'idempotency_key_reused');
     // Another route is another request too.
-    expectProblem(await post(key, 'reuse-1', { n: 1 }, '/v1/swaps/quote'), 422, 'idempotency_key_reused');
+    expectProblem(
+      await post(key, 'reuse-1', { n: 1 }, `/v1/tokens/8453/0x${'11'.repeat(20)}/metadata/prepare`),
+      422,
+      'idempotency_key_reused',
+    );
     expect(runs).toBe(before);
   });
 

@@ -223,14 +223,14 @@ describe('ceilings', () => {
     gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
     const launch = (creator: string) =>
       call(gw, '/v1/launches/prepare', { key, method: 'POST', body: { creator }, headers: idem() });
-    expect((await launch(wallet(1))).status).toBe(404);
+    expect((await launch(wallet(1))).status).toBe(400);
     const sameCreator = await launch(wallet(1));
     expect(expectProblem(sameCreator, 429, 'quota_exceeded').violated_policies).toEqual([
       'launch-creator-minute',
     ]);
     expect(sameCreator.headers.get('retry-after')).toBe('60');
-    expect((await launch(wallet(2))).status).toBe(404);
-    expect((await launch(wallet(3))).status).toBe(404);
+    expect((await launch(wallet(2))).status).toBe(400);
+    expect((await launch(wallet(3))).status).toBe(400);
     // Refused requests cost nothing (rule 4): the key windows are charged all-or-nothing.
     const spent = await spentOn(key, async () => {
       const fourth = await launch(wallet(4));
@@ -238,7 +238,7 @@ describe('ceilings', () => {
     });
     expect(spent).toBe(0);
     gw.clock.advance(60_000);
-    expect((await launch(wallet(4))).status).toBe(404);
+    expect((await launch(wallet(4))).status).toBe(400);
   });
 
   it('limits swap quotes per wallet across every key', async () => {
@@ -246,7 +246,7 @@ describe('ceilings', () => {
     gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
     const quote = (key: string, w: string) =>
       call(gw, '/v1/swaps/quote', { key, method: 'POST', body: { wallet: w } });
-    for (let i = 0; i < 60; i++) expect((await quote(keys[i % 2] as string, wallet(77))).status).toBe(404);
+    for (let i = 0; i < 60; i++) expect((await quote(keys[i % 2] as string, wallet(77))).status).toBe(400);
     expect(
       expectProblem(await quote(keys[0] as string, wallet(77)), 429, 'quota_exceeded').violated_policies,
     ).toEqual(['swap-quote-wallet-minute']);
@@ -256,7 +256,7 @@ describe('ceilings', () => {
       429,
       'quota_exceeded',
     );
-    expect((await quote(keys[1] as string, wallet(78))).status).toBe(404);
+    expect((await quote(keys[1] as string, wallet(78))).status).toBe(400);
   });
 
   it('counts per source behind a trusted proxy, and ignores X-Forwarded-For otherwise', async () => {
@@ -270,11 +270,11 @@ describe('ceilings', () => {
         body: { creator: wallet(n++) },
         headers: from(ip),
       });
-    for (let i = 0; i < 6; i++) expect((await launch('203.0.113.7')).status).toBe(404);
+    for (let i = 0; i < 6; i++) expect((await launch('203.0.113.7')).status).toBe(400);
     expect(expectProblem(await launch('203.0.113.7'), 429, 'quota_exceeded').violated_policies).toEqual([
       'launch-source-minute',
     ]);
-    expect((await launch('198.51.100.1')).status).toBe(404);
+    expect((await launch('198.51.100.1')).status).toBe(400);
 
     const direct = await startGateway();
     try {
@@ -286,7 +286,7 @@ describe('ceilings', () => {
           body: { creator: wallet(i) },
           headers: from(`10.0.0.${i}`),
         });
-        expect(r.status).toBe(404);
+        expect(r.status).toBe(400);
       }
       const r = await call(direct, '/v1/launches/prepare', {
         key,
@@ -306,12 +306,12 @@ describe('ceilings', () => {
     const token = (t: number) => `/v1/tokens/8453/${wallet(t)}/metadata/document/prepare`;
     const doc = (t: number, actor: number) =>
       call(gw, token(t), { key, method: 'POST', body: { actor: wallet(actor) }, headers: idem() });
-    expect((await doc(1, 1)).status).toBe(404);
-    expect((await doc(1, 2)).status).toBe(404);
+    expect((await doc(1, 1)).status).toBe(400);
+    expect((await doc(1, 2)).status).toBe(400);
     expect(expectProblem(await doc(1, 3), 429, 'quota_exceeded').violated_policies).toEqual([
       'document-token-minute',
     ]);
-    expect((await doc(2, 4)).status).toBe(404); // another token
+    expect((await doc(2, 4)).status).toBe(400); // another token
 
     const announce = (actor: number) =>
       call(gw, `/v1/tokens/8453/${wallet(5)}/announcements/prepare`, {
@@ -319,11 +319,11 @@ describe('ceilings', () => {
         method: 'POST',
         body: { actor: wallet(actor) },
       });
-    for (let i = 0; i < 20; i++) expect((await announce(50)).status).toBe(404);
+    for (let i = 0; i < 20; i++) expect((await announce(50)).status).toBe(400);
     expect(expectProblem(await announce(50), 429, 'quota_exceeded').violated_policies).toEqual([
       'actor-minute',
     ]);
-    expect((await announce(51)).status).toBe(404);
+    expect((await announce(51)).status).toBe(400);
 
     const keys = [await meteredKey(), await meteredKey()];
     const claim = { recipient: wallet(1), fee_escrow: wallet(2), currency: wallet(0), mode: 'to_recipient' };
@@ -333,11 +333,12 @@ describe('ceilings', () => {
         method: 'POST',
         body: { chain_id: chain, caller: wallet(caller), claims: [claim] },
       });
-    for (let i = 0; i < 10; i++) expect((await batch(keys[i % 2] as string, 8453, 60)).status).toBe(404);
+    // Admitted, then refused: the escrow is not a suite's.
+    for (let i = 0; i < 10; i++) expect((await batch(keys[i % 2] as string, 8453, 60)).status).toBe(422);
     expect(
       expectProblem(await batch(keys[0] as string, 8453, 60), 429, 'quota_exceeded').violated_policies,
     ).toEqual(['fee-claim-caller-minute']);
-    expect((await batch(keys[0] as string, 4663, 60)).status).toBe(404); // another chain
+    expect((await batch(keys[0] as string, 4663, 60)).status).toBe(422); // another chain
   });
 
   it('applies service-wide ceilings across keys and sources, and live-config ceilings only to live reads', async () => {
@@ -352,7 +353,7 @@ describe('ceilings', () => {
           body: { creator: wallet(1000 + i) },
           headers: { ...idem(), 'x-forwarded-for': `203.0.113.${i % 250}` },
         });
-      for (let i = 0; i < 60; i++) expect((await launch(i)).status).toBe(404);
+      for (let i = 0; i < 60; i++) expect((await launch(i)).status).toBe(400);
       expect(expectProblem(await launch(60), 429, 'quota_exceeded').violated_policies).toEqual([
         'launch-service-minute',
       ]);

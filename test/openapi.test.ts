@@ -119,8 +119,19 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('marks operations this version does not serve yet, and records its decisions', () => {
-    expect(doc.paths['/v1/launches/prepare'].post['x-lp-availability']).toBe('planned');
+    expect(doc.paths['/v1/tokens'].get['x-lp-availability']).toBe('planned');
+    for (const served of [
+      '/v1/launches/prepare',
+      '/v1/swaps/quote',
+      '/v1/swaps/prepare',
+      '/v1/claims/fees/prepare',
+    ]) {
+      expect(doc.paths[served].post['x-lp-availability']).toBeUndefined();
+      expect(doc.paths[served].post.requestBody).toBeDefined();
+    }
     expect(doc.paths['/v1/config'].get['x-lp-availability']).toBeUndefined();
+    expect(doc['x-lp-plan-vocabulary'].issue_codes.insufficient_balance.severity).toBe('blocking');
+    expect(doc['x-lp-revert-codes'].StaleConfig).toBe('stale_plan');
     expect(doc.paths['/v1/claims/fees/prepare'].post.requestBody).toBeDefined();
     expect(doc['x-lp-route-replacements'].length).toBe(9);
     expect(doc['x-lp-decisions'].every((d: object) => 'rationale' in d)).toBe(true);

@@ -36,6 +36,11 @@ export const ISSUE_CODES = {
     description: 'A Permit2 signature is needed; the typed_data step `remediation_step_id` asks for it.',
   },
   anti_snipe_active: { severity: 'warning', description: 'The pool still charges its anti-snipe surcharge.' },
+  nothing_to_claim: {
+    severity: 'warning',
+    description:
+      'A claim position has nothing to claim; it gets no step (when no position has anything, the route answers nothing_to_claim).',
+  },
   high_slippage: { severity: 'warning', description: 'The slippage tolerance is above 1000 bps.' },
   high_price_impact: { severity: 'warning', description: 'The trade moves the pool price by more than 10%.' },
   low_gas_balance: {
