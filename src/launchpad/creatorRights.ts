@@ -26,7 +26,7 @@ export async function tokenRights(
   deployments: Deployments,
   chainId: ChainId,
   token: Address,
-  extra: (keyof typeof TOKEN_VIEWS)[] = [],
+  extra: TokenView[] = [],
 ): Promise<TokenRights> {
   const suites = (deployments.get(chainId)?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
   const reads: ContractRead[] = [
@@ -60,7 +60,8 @@ export async function tokenRights(
   };
 }
 
-const TOKEN_VIEWS = { name: true, symbol: true, contractURI: true } as const;
+/** Token views that can ride along with the rights read. */
+type TokenView = 'name' | 'symbol' | 'contractURI';
 
 /** The actor must be the token's current creator. */
 export function requireCreator(rights: TokenRights, actor: Address): void {
