@@ -342,6 +342,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);
-  for (const operation of registerPlannedRoutes(app, settings)) planned.add(operation);
+  for (const operation of registerPlannedRoutes(app)) planned.add(operation);
   return app;
 }

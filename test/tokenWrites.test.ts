@@ -312,6 +312,26 @@ describe('metadata and announcements', () => {
     );
   });
 
+  it('answers the deprecated combined form like the focused route, with Deprecation headers', async () => {
+    const creator = base.account(1);
+    const { token } = await base.launch(creator, { editable: true });
+    const r = await post(`/v1/tokens/8453/${token}/metadata/prepare`, {
+      actor: creator,
+      operation: 'update_symbol',
+      symbol: 'OLD',
+    });
+    expect(r.status, r.body).toBe(200);
+    expect(r.headers.get('deprecation')).toBe('@1767225600');
+    expect(r.json.data.steps.map((s: { id: string }) => s.id)).toEqual(['update-symbol']);
+    await send(creator, r.json.data);
+    expect(await base.read(token, ERC20, 'symbol')).toBe('OLD');
+    expectProblem(
+      await post(`/v1/tokens/8453/${token}/metadata/prepare`, { actor: creator, operation: 'rename' }),
+      400,
+      'invalid_parameter',
+    );
+  });
+
   it('posts an announcement as the current creator only', async () => {
     const creator = base.account(1);
     const { token } = await base.launch(creator, { editable: false });

@@ -241,9 +241,13 @@ describe('bodies', () => {
     );
   });
 
-  it('answers a valid body on a planned operation with not_found', async () => {
-    const p = expectProblem(await call(gw, path, { key, method: 'POST', body: fee }), 404, 'not_found');
-    expect(p.detail).toMatch(/not available/);
+  it('checks a valid body against the deployments: an unknown fee escrow is unsupported_operation', async () => {
+    const p = expectProblem(
+      await call(gw, path, { key, method: 'POST', body: fee }),
+      422,
+      'unsupported_operation',
+    );
+    expect(p.detail).toMatch(/not the fee escrow of a suite/);
   });
 });
 

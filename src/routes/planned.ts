@@ -1,13 +1,11 @@
 // Spec routes this version does not serve yet: each still takes its key and scope checks, then answers
 // not_found, so clients see the documented route and an honest answer. Also the retired claims route.
 import type { FastifyInstance } from 'fastify';
-import { deprecationHeaders } from '../http/deprecation.ts';
 import { ApiError } from '../http/problems.ts';
-import type { Settings } from '../settings.ts';
 import { type Operation, ROUTES, routeBase } from './catalog.ts';
 import { REQUEST_BODIES } from './requestBodies.ts';
 
-export function registerPlannedRoutes(app: FastifyInstance, settings: Settings): Set<Operation> {
+export function registerPlannedRoutes(app: FastifyInstance): Set<Operation> {
   const planned = new Set<Operation>();
   for (const operation of Object.keys(ROUTES) as Operation[]) {
     const base = routeBase(operation);
@@ -20,15 +18,6 @@ export function registerPlannedRoutes(app: FastifyInstance, settings: Settings):
         description: 'Planned: this gateway version answers not_found.',
         ...(REQUEST_BODIES[operation] ? { body: REQUEST_BODIES[operation] } : {}),
       },
-      // The combined metadata form is deprecated whatever its body says (spec: Versioning).
-      onRequest:
-        operation === 'metadata_legacy_prepare'
-          ? async (request, reply) => {
-              reply.headers(
-                deprecationHeaders(settings.docsUrl, request.url.replace(/\/prepare$/, '/onchain/prepare')),
-              );
-            }
-          : undefined,
       handler: async (request) => {
         throw new ApiError(
           'not_found',
