@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startDevnet } from '../src/devnet/devnet.ts';
+import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { createBenchKey, median, ROUNDS, startServer } from './support.ts';
 
 const SAMPLES = 200;
@@ -60,8 +60,7 @@ export async function benchConfig() {
     PORT: '0',
     LOG_LEVEL: 'warn',
     LIMITS: 'off', // the live-config ceilings (15 per source per minute) would refuse a load test
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
+    ...devnetEnv(devnet, dataDir),
   };
   const key = createBenchKey(env, dataDir);
   const direct = await startServer(['bin/launchpad.js', 'start'], env);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { keccak256, zeroAddress } from 'viem';
 import { mineCreate2Salt } from '../src/chain/create2.ts';
-import { startDevnet } from '../src/devnet/devnet.ts';
+import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { createBenchKey, ROUNDS, startServer } from './support.ts';
 
 const REQUESTS = 40;
@@ -80,8 +80,7 @@ export async function benchLaunch() {
     PORT: '0',
     LOG_LEVEL: 'warn',
     LIMITS: 'off',
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
+    ...devnetEnv(devnet, dataDir),
   };
   const key = createBenchKey(env, dataDir);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);

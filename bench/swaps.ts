@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { encodeFunctionData, zeroAddress } from 'viem';
-import { startDevnet } from '../src/devnet/devnet.ts';
+import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { encodeHookData } from '../src/launchpad/pool.ts';
 import { TestChain } from '../test/support/chain.ts';
@@ -24,8 +24,7 @@ export async function benchSwaps() {
     PORT: '0',
     LOG_LEVEL: 'warn',
     LIMITS: 'off',
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
+    ...devnetEnv(devnet, dataDir),
   };
   const apiKey = createBenchKey(env, dataDir);
   const direct = await startServer(['bin/launchpad.js', 'start'], env);

@@ -6,34 +6,27 @@ import { join } from 'node:path';
 import { type Abi, type Address, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchFactoryAbi, LaunchTokenAbi } from '../contracts/artifacts/index.ts';
-import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
+import type { Devnet } from '../src/devnet/devnet.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { TestChain } from './support/chain.ts';
-import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
-import { freePortRange } from './support/net.ts';
+import { call, expectProblem, type TestGateway } from './support/gateway.ts';
+import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 
 // A real 1×1 PNG.
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+let env: DevnetGateway;
 let devnet: Devnet;
 let gw: TestGateway;
 let key: string;
 const chains: Record<number, TestChain> = {};
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  env = await startDevnetGateway();
+  ({ devnet, gw, key } = env);
   for (const c of devnet.chains) chains[c.chain_id] = new TestChain(c);
-  gw = await startGateway({
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
-  });
-  key = await gw.createKey();
 }, 60_000);
-afterAll(async () => {
-  await gw?.close();
-  await devnet?.stop();
-});
+afterAll(() => env?.close());
 
 function body(
   chainId: number,

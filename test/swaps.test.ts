@@ -3,13 +3,14 @@
 import { type Abi, type Address, createWalletClient, type Hex, http, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeeEscrowAbi } from '../contracts/artifacts/index.ts';
-import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
+import type { Devnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
-import { freePortRange } from './support/net.ts';
+import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+let env: DevnetGateway;
 let devnet: Devnet;
 let gw: TestGateway;
 let key: string;
@@ -18,19 +19,11 @@ let base: TestChain;
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = tempDir();
-  devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  env = await startDevnetGateway();
+  ({ devnet, gw, key, dataDir } = env);
   base = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
-  gw = await startGateway({
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
-  });
-  key = await gw.createKey();
 }, 60_000);
-afterAll(async () => {
-  await gw?.close();
-  await devnet?.stop();
-});
+afterAll(() => env?.close());
 
 const post = (path: string, body: unknown) => {
   gw.clock.advance(2_000); // out of the per-wallet per-minute ceilings' way over a long test

@@ -1,7 +1,6 @@
 // Claims, metadata and announcements end to end on the devnet: prepare over HTTP, send every step as
 // the wallet, check the chain; and each refusal.
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { type Abi, type Address, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,33 +9,26 @@ import {
   LaunchTokenAbi,
   VestingVaultAbi,
 } from '../contracts/artifacts/index.ts';
-import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
+import type { Devnet } from '../src/devnet/devnet.ts';
 import { ERC20, TestChain } from './support/chain.ts';
-import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
-import { freePortRange } from './support/net.ts';
+import { call, expectProblem, type TestGateway } from './support/gateway.ts';
+import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+let env: DevnetGateway;
 let devnet: Devnet;
 let gw: TestGateway;
 let key: string;
 let base: TestChain;
 
 beforeAll(async () => {
-  const dataDir = tempDir();
-  devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  env = await startDevnetGateway();
+  ({ devnet, gw, key } = env);
   base = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
-  gw = await startGateway({
-    MANIFESTS_DIR: join(dataDir, 'deployments'),
-    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
-  });
-  key = await gw.createKey();
 }, 60_000);
-afterAll(async () => {
-  await gw?.close();
-  await devnet?.stop();
-});
+afterAll(() => env?.close());
 
 const post = (path: string, body: unknown, idempotent = false) => {
   gw.clock.advance(61_000); // out of the per-minute ceilings' way over a long test

@@ -354,3 +354,11 @@ export async function startDevnet(opts: { dataDir: string; basePort: number }): 
     throw err;
   }
 }
+
+/** Environment for a gateway that talks to this devnet (its RPC URLs and manifests). */
+export function devnetEnv(devnet: Devnet, dataDir: string): Record<string, string> {
+  return {
+    MANIFESTS_DIR: join(dataDir, 'deployments'),
+    ...Object.fromEntries(devnet.chains.map((c) => [`RPC_URL_${c.chain_id}`, c.rpc_url])),
+  };
+}

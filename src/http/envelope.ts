@@ -64,3 +64,8 @@ export function envelope(requestIdValue: string, nowMs: number, data: unknown, w
     meta: { request_id: requestIdValue, generated_at: new Date(nowMs).toISOString(), warnings },
   };
 }
+
+/** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */
+export function publicOrigin(publicUrl: string, request: { protocol: string; host: string }): string {
+  return publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : publicUrl;
+}

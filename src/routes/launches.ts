@@ -2,7 +2,7 @@
 // suite at one pinned block, mines a creator salt for a token address ending in 01, and returns the
 // createLaunch plan simulated at that block.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   type Abi,
   type Address,
@@ -16,7 +16,7 @@ import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
-import { Envelope, envelope } from '../http/envelope.ts';
+import { Envelope, envelope, publicOrigin } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
 import { CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
@@ -38,11 +38,6 @@ class ServerTiming {
   header(): string {
     return this.parts.join(', ');
   }
-}
-
-/** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */
-function publicOrigin(settings: Settings, request: FastifyRequest): string {
-  return settings.publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : settings.publicUrl;
 }
 
 export interface LaunchDeps {
@@ -234,7 +229,7 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
           predicted_token_address: salt.predictedToken,
           suite_id: suite.id,
           metadata_uri: metadataUri,
-          image_url: `${publicOrigin(deps.settings, request)}/ipfs/${imageCid}`,
+          image_url: `${publicOrigin(deps.settings.publicUrl, request)}/ipfs/${imageCid}`,
           creation_fee: {
             amount_raw: fee.toString(),
             currency_address: zeroAddress,

@@ -9,7 +9,7 @@ import { AnnouncementRegistryAbi, LaunchFactoryAbi } from '../../contracts/artif
 import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
-import { envelope } from '../http/envelope.ts';
+import { envelope, publicOrigin } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
@@ -112,10 +112,6 @@ const atLeastOne = (what: string) =>
   new ApiError('invalid_parameter', `Give at least one of ${what}`, {
     invalid_parameters: [{ name: 'body', reason: 'required', detail: `at least one of ${what}` }],
   });
-
-function origin(settings: Settings, request: FastifyRequest): string {
-  return settings.publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : settings.publicUrl;
-}
 
 export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteDeps) {
   const FACTORY = LaunchFactoryAbi as Abi;
@@ -278,7 +274,7 @@ export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteD
         ...built,
         metadata_uri: metadataUri,
         image_url: imageField?.startsWith('ipfs://')
-          ? `${origin(deps.settings, request)}/ipfs/${imageField.slice(7)}`
+          ? `${publicOrigin(deps.settings.publicUrl, request)}/ipfs/${imageField.slice(7)}`
           : imageField,
         review: { operation: 'update_profile', token_address: token, ...merged },
       });
