@@ -67,8 +67,8 @@ describe.each(backends)('Idempotency-Key on $name', ({ env }) => {
     );
     expectProblem(
       await call(gw, legacy, { key, method: 'POST', body: { operation: 'update_name' } }),
-      404,
-      'not_found',
+      400,
+      'invalid_parameter', // validated (actor missing), with no Idempotency-Key needed
     );
     for (const bad of ['x'.repeat(256), '""']) {
       expectProblem(await post(key, bad, { n: 1 }), 400, 'invalid_idempotency_key');
@@ -121,7 +121,12 @@ describe.each(backends)('Idempotency-Key on $name', ({ env }) => {
     expectProblem(await post(key, 'reuse-1', { n: 2 }), 422, 'idempotency_key_reused');
     // Another route is another request too.
     expectProblem(
-      await post(key, 'reuse-1', { n: 1 }, `/v1/tokens/8453/0x${'11'.repeat(20)}/metadata/prepare`),
+      await post(
+        key,
+        'reuse-1',
+        { actor: `0x${'22'.repeat(20)}`, operation: 'update_name', name: 'x' },
+        `/v1/tokens/8453/0x${'11'.repeat(20)}/metadata/prepare`,
+      ),
       422,
       'idempotency_key_reused',
     );
