@@ -29,6 +29,7 @@ import { registerLaunchRoutes } from './routes/launches.ts';
 import { registerSwapRoutes } from './routes/swaps.ts';
 import { registerClaimRoutes } from './routes/claims.ts';
 import { registerTokenWriteRoutes } from './routes/tokenWrites.ts';
+import { registerTransactionRoutes } from './routes/transactions.ts';
 import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { LocalPinStore } from './pinning/pinStore.ts';
@@ -339,6 +340,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerSwapRoutes(app, { ...routeDeps, quotes });
   registerClaimRoutes(app, routeDeps);
   registerTokenWriteRoutes(app, { ...routeDeps, pins });
+  registerTransactionRoutes(app, routeDeps);
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);
