@@ -7,6 +7,9 @@ import { MemoryBackend } from './http/limits/backend.ts';
 import { Limiter, openLimiter } from './http/limits/limits.ts';
 import { PLAN_LIMITS } from './http/limits/plans.ts';
 import { type Devnet, startDevnet } from './devnet/devnet.ts';
+import { startIndexer } from './indexer/indexer.ts';
+import { CHAIN_IDS } from './launchpad/chains.ts';
+import { Deployments } from './launchpad/deployments.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, type Settings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
@@ -67,6 +70,7 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
     force.unref();
     try {
       await app.close();
+      await indexer?.stop();
       await database.close();
       await limiter.backend.close();
       await devnet?.stop();
@@ -76,6 +80,17 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
       process.exit(1);
     }
   };
+  const indexer =
+    settings.indexer === 'embedded'
+      ? startIndexer({
+          database,
+          chains,
+          deployments: Deployments.load(settings.manifestsDir),
+          chainIds: [...CHAIN_IDS],
+          pollMs: settings.indexerPollMs,
+          onError: (err) => app.log.warn({ err }, 'indexer step failed; retrying'),
+        })
+      : undefined;
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   await app.listen({ host: settings.host, port: settings.port });

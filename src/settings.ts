@@ -28,6 +28,9 @@ export interface Settings {
   devnet: 'auto' | 'off';
   /** Deployment manifests (one JSON per chain): the production ones, or the devnet's when it is embedded. */
   manifestsDir: string;
+  /** `embedded`: `launchpad start` runs the chain indexer in process; `off`: another process indexes. */
+  indexer: 'embedded' | 'off';
+  indexerPollMs: number;
   /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
   quoteSecret?: string;
   /** How long a prepared plan stays valid: launch, claim and metadata plans, and swap plans. */
@@ -111,6 +114,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     devnet: devnetMode(env.DEVNET),
     manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
     quoteSecret: env.QUOTE_SECRET || undefined,
+    indexer: env.INDEXER === 'off' ? 'off' : 'embedded',
+    indexerPollMs: int(env, 'INDEXER_POLL_MS', 1000, 10, 60_000),
     planLifetimeMs: {
       default: int(env, 'PLAN_LIFETIME_S', 900, 10, 86_400) * 1000,
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,

@@ -90,7 +90,7 @@ describe('plan engine', () => {
     const creator = base.account(1);
     const { steps, predicted } = await launchAndBuySteps(creator, true);
     const plan = await build(creator, (b) => steps.forEach((s) => b.transaction(s)));
-    const head = await base.client.getBlockNumber();
+    const head = await base.client.getBlockNumber({ cacheTime: 0 });
     expect(plan).toMatchObject({
       chain_id: 8453,
       actor: creator,

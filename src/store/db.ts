@@ -38,9 +38,74 @@ export interface IdempotencyTable {
   expires_at: number;
 }
 
+/** The index (src/indexer): bigint columns come back as numbers or strings depending on the driver. */
+export interface IndexStateTable {
+  chain_id: number;
+  indexed_through: number | string | bigint;
+}
+export interface IndexBlocksTable {
+  chain_id: number;
+  number: number | string | bigint;
+  hash: string;
+}
+export interface TokensTable {
+  chain_id: number;
+  address: string;
+  suite_id: string;
+  market: string;
+  quote_address: string;
+  creator: string;
+  pool_id: string;
+  hook: string;
+  tick_spacing: number;
+  name: string;
+  symbol: string;
+  metadata_uri: string;
+  block_number: number | string | bigint;
+  log_index: number;
+  tx_hash: string;
+  created_at: number | string | bigint;
+}
+export interface TradesTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  block_hash: string;
+  timestamp: number | string | bigint;
+  token: string;
+  trader: string;
+  side: string;
+  amount_in_raw: string;
+  amount_out_raw: string;
+  quote_amount_raw: string;
+  token_amount_raw: string;
+  fee_raw: string;
+  fee_currency: string;
+  referrer: string | null;
+  comment: string;
+}
+export interface AnnouncementsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  token: string;
+  announcement_id: string;
+  creator: string;
+  description: string;
+  uri: string;
+  posted_at: number | string | bigint;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyTable;
+  index_state: IndexStateTable;
+  index_blocks: IndexBlocksTable;
+  tokens: TokensTable;
+  trades: TradesTable;
+  announcements: AnnouncementsTable;
 }
 
 export interface Database {

@@ -46,6 +46,94 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0003_index': {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('index_state')
+        .addColumn('chain_id', 'integer', (c) => c.primaryKey())
+        .addColumn('indexed_through', 'bigint', (c) => c.notNull())
+        .execute();
+      // Hashes of indexed blocks (range ends and blocks with events): how a reorg is noticed.
+      await db.schema
+        .createTable('index_blocks')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('number', 'bigint', (c) => c.notNull())
+        .addColumn('hash', 'varchar(66)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('index_blocks_pk', ['chain_id', 'number'])
+        .execute();
+      await db.schema
+        .createTable('tokens')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('suite_id', 'varchar(200)', (c) => c.notNull())
+        .addColumn('market', 'varchar(16)', (c) => c.notNull())
+        .addColumn('quote_address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('creator', 'varchar(42)', (c) => c.notNull())
+        .addColumn('pool_id', 'varchar(66)', (c) => c.notNull())
+        .addColumn('hook', 'varchar(42)', (c) => c.notNull())
+        .addColumn('tick_spacing', 'integer', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('symbol', 'text', (c) => c.notNull())
+        .addColumn('metadata_uri', 'text', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('tokens_pk', ['chain_id', 'address'])
+        .execute();
+      await db.schema
+        .createIndex('tokens_order')
+        .on('tokens')
+        .columns(['chain_id', 'block_number', 'log_index'])
+        .execute();
+      await db.schema.createIndex('tokens_creator').on('tokens').columns(['creator']).execute();
+      await db.schema
+        .createTable('trades')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('block_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('timestamp', 'bigint', (c) => c.notNull())
+        .addColumn('token', 'varchar(42)', (c) => c.notNull())
+        .addColumn('trader', 'varchar(42)', (c) => c.notNull())
+        .addColumn('side', 'varchar(4)', (c) => c.notNull())
+        .addColumn('amount_in_raw', 'text', (c) => c.notNull())
+        .addColumn('amount_out_raw', 'text', (c) => c.notNull())
+        .addColumn('quote_amount_raw', 'text', (c) => c.notNull())
+        .addColumn('token_amount_raw', 'text', (c) => c.notNull())
+        .addColumn('fee_raw', 'text', (c) => c.notNull())
+        .addColumn('fee_currency', 'varchar(42)', (c) => c.notNull())
+        .addColumn('referrer', 'varchar(42)')
+        .addColumn('comment', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('trades_pk', ['chain_id', 'tx_hash', 'log_index'])
+        .execute();
+      await db.schema
+        .createIndex('trades_token')
+        .on('trades')
+        .columns(['chain_id', 'token', 'block_number', 'log_index'])
+        .execute();
+      await db.schema
+        .createTable('announcements')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('token', 'varchar(42)', (c) => c.notNull())
+        .addColumn('announcement_id', 'varchar(66)', (c) => c.notNull())
+        .addColumn('creator', 'varchar(42)', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('uri', 'text', (c) => c.notNull())
+        .addColumn('posted_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('announcements_pk', ['chain_id', 'tx_hash', 'log_index'])
+        .execute();
+      await db.schema
+        .createIndex('announcements_token')
+        .on('announcements')
+        .columns(['chain_id', 'token', 'block_number'])
+        .execute();
+    },
+  },
 };
 
 /**

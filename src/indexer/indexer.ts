@@ -1,0 +1,398 @@
+// The chain index: per chain, follows the suites' factories (Launched), hooks (Trade), registries
+// (AnnouncementPosted) and the PoolManager (Swap) from the suites' first block, in block ranges, then
+// the head. Reorg-safe: the hash of every indexed block with events (and of each range end) is kept;
+// when the chain no longer has the last indexed block, rows above the highest block still on the chain
+// are deleted and that range is indexed again.
+import {
+  type Abi,
+  type Address,
+  decodeEventLog,
+  decodeFunctionResult,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  numberToHex,
+  parseAbi,
+  toEventSelector,
+  zeroAddress,
+} from 'viem';
+import * as A from '../../contracts/artifacts/index.ts';
+import type { ChainClients } from '../chain/clients.ts';
+import type { RpcEndpoint, RpcRequest } from '../chain/rpc.ts';
+import type { ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import type { Database } from '../store/db.ts';
+
+const SWAP_ABI = parseAbi([
+  'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
+]);
+const EVENTS: Abi = [
+  ...(A.LaunchFactoryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Launched'),
+  ...(A.LaunchHookAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Trade'),
+  ...(A.AnnouncementRegistryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'AnnouncementPosted'),
+  ...(SWAP_ABI as Abi),
+];
+const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
+const TOKEN_VIEWS = parseAbi([
+  'function name() view returns (string)',
+  'function symbol() view returns (string)',
+  'function contractURI() view returns (string)',
+]);
+
+/** Blocks per eth_getLogs request. */
+const RANGE = 2_000;
+/** Block hashes kept for reorg checks (older ones are final enough). */
+const KEEP_BLOCKS = 1_000;
+
+interface Log {
+  address: Address;
+  topics: [Hex, ...Hex[]];
+  data: Hex;
+  blockNumber: Hex;
+  blockHash: Hex;
+  transactionHash: Hex;
+  logIndex: Hex;
+}
+
+const num = (v: number | string | bigint) => Number(v);
+
+async function ok<T>(endpoint: RpcEndpoint, requests: RpcRequest[]): Promise<T[]> {
+  const answers = await endpoint.batch(requests);
+  return answers.map((a, i) => {
+    if (!a.ok) throw new Error(`${requests[i]?.method} failed: ${a.error.message}`);
+    return a.result as T;
+  });
+}
+
+export class ChainIndexer {
+  private seenHead = -1;
+
+  constructor(
+    readonly chainId: ChainId,
+    private readonly endpoint: RpcEndpoint,
+    private readonly database: Database,
+    private readonly deployments: Deployments,
+  ) {}
+
+  private get suites() {
+    return (this.deployments.get(this.chainId)?.suites ?? []).filter(
+      (s) => s.version === 'launchpad-v4-minimal',
+    );
+  }
+
+  async indexedThrough(): Promise<number> {
+    const row = await this.database.db
+      .selectFrom('index_state')
+      .select('indexed_through')
+      .where('chain_id', '=', this.chainId)
+      .executeTakeFirst();
+    if (row) return num(row.indexed_through);
+    const first = Math.min(...this.suites.map((s) => s.first_block));
+    return Number.isFinite(first) ? first - 1 : -1;
+  }
+
+  /** One step: undo a reorg if there was one, then index the next range. Returns logs applied. */
+  async tick(): Promise<number> {
+    if (this.suites.length === 0) return 0;
+    let through = await this.indexedThrough();
+    through = await this.undoReorg(through);
+    const [headHex] = await ok<Hex>(this.endpoint, [{ method: 'eth_blockNumber', params: [] }]);
+    const head = Number(BigInt(headHex as Hex));
+    // A block is indexed from the tick after the one that first saw it as the head: a node can report a
+    // new head a moment before its logs can be queried, and a block indexed without them would stay so.
+    const settled = Math.min(head, this.seenHead);
+    this.seenHead = head;
+    if (settled <= through) return 0;
+    const to = Math.min(settled, through + RANGE);
+    const c = this.suites.map((s) => s.contracts);
+    const addresses = [
+      ...new Set(
+        c
+          .flatMap((x) => [x.factory, x.hook, x.announcement_registry, x.pool_manager])
+          .map((a) => getAddress(a)),
+      ),
+    ];
+    const [logs, toBlock] = await ok<unknown>(this.endpoint, [
+      {
+        method: 'eth_getLogs',
+        params: [
+          {
+            fromBlock: numberToHex(through + 1),
+            toBlock: numberToHex(to),
+            address: addresses,
+            topics: [TOPICS],
+          },
+        ],
+      },
+      { method: 'eth_getBlockByNumber', params: [numberToHex(to), false] },
+    ]);
+    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash);
+    return (logs as Log[]).length;
+  }
+
+  /** The highest indexed block still on the chain; rows above it are deleted. */
+  private async undoReorg(through: number): Promise<number> {
+    const stored = await this.database.db
+      .selectFrom('index_blocks')
+      .select(['number', 'hash'])
+      .where('chain_id', '=', this.chainId)
+      .orderBy('number', 'desc')
+      .limit(64)
+      .execute();
+    if (stored.length === 0) return through;
+    const onChain = await this.endpoint.batch(
+      stored.map((b) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(num(b.number)), false] })),
+    );
+    const keep = stored.findIndex((b, i) => {
+      const a = onChain[i];
+      return a?.ok && (a.result as { hash?: string } | null)?.hash === b.hash;
+    });
+    if (keep === 0) return through;
+    // Everything above the last surviving block (or all the kept window, if none survives) goes.
+    const fork =
+      keep > 0
+        ? num((stored[keep] as { number: number }).number)
+        : num((stored.at(-1) as { number: number }).number) - 1;
+    await this.database.db.transaction().execute(async (trx) => {
+      const above = (t: 'tokens' | 'trades' | 'announcements' | 'index_blocks') =>
+        trx
+          .deleteFrom(t)
+          .where('chain_id', '=', this.chainId)
+          .where(t === 'index_blocks' ? 'number' : 'block_number', '>', fork)
+          .execute();
+      await Promise.all([above('tokens'), above('trades'), above('announcements'), above('index_blocks')]);
+      await trx
+        .updateTable('index_state')
+        .set({ indexed_through: fork })
+        .where('chain_id', '=', this.chainId)
+        .execute();
+    });
+    return fork;
+  }
+
+  private async apply(logs: Log[], to: number, toHash: Hex): Promise<void> {
+    const decoded = logs.map((log) => ({
+      log,
+      event: decodeEventLog({ abi: EVENTS, data: log.data, topics: log.topics }),
+    }));
+    const launches = decoded.filter((d) => d.event.eventName === 'Launched');
+    // Token names and documents at their launch block, timestamps and senders, in one round trip.
+    const blocks = [...new Set(logs.map((l) => l.blockNumber))];
+    const trades = decoded.filter((d) => d.event.eventName === 'Swap');
+    const txs = [...new Set(trades.map((d) => d.log.transactionHash))];
+    const requests: RpcRequest[] = [
+      ...launches.flatMap((d) =>
+        (['name', 'symbol', 'contractURI'] as const).map((fn) => ({
+          method: 'eth_call',
+          params: [
+            {
+              to: (d.event.args as unknown as { token: Address }).token,
+              data: encodeFunctionData({ abi: TOKEN_VIEWS, functionName: fn }),
+            },
+            d.log.blockNumber,
+          ],
+        })),
+      ),
+      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
+      ...txs.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })),
+    ];
+    const answers = requests.length > 0 ? await ok<unknown>(this.endpoint, requests) : [];
+    const views = answers.slice(0, launches.length * 3) as Hex[];
+    const blockInfo = new Map(
+      blocks.map((b, i) => {
+        const block = answers[launches.length * 3 + i] as { timestamp: Hex; hash: Hex };
+        return [b, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash }];
+      }),
+    );
+    const senders = new Map(
+      txs.map((h, i) => [
+        h,
+        getAddress((answers[launches.length * 3 + blocks.length + i] as { from: Address }).from),
+      ]),
+    );
+    const manifest = this.deployments.get(this.chainId);
+    const db = this.database.db;
+    await db.transaction().execute(async (trx) => {
+      for (const [i, { log, event }] of launches.entries()) {
+        const a = event.args as unknown as {
+          token: Address;
+          poolId: Hex;
+          originalCreator: Address;
+          quoteToken: Address;
+          tickSpacing: number;
+        };
+        const suite = this.suites.find((s) => getAddress(s.contracts.factory) === getAddress(log.address));
+        const quote = manifest?.quotes.find(
+          (q) => q.suite_id === suite?.id && getAddress(q.address) === getAddress(a.quoteToken),
+        );
+        const view = (j: number, fn: 'name' | 'symbol' | 'contractURI') =>
+          decodeFunctionResult({
+            abi: TOKEN_VIEWS,
+            functionName: fn,
+            data: views[i * 3 + j] as Hex,
+          }) as string;
+        await trx
+          .insertInto('tokens')
+          .values({
+            chain_id: this.chainId,
+            address: getAddress(a.token),
+            suite_id: suite?.id ?? '',
+            market: quote?.route ?? 'standard',
+            quote_address: getAddress(a.quoteToken),
+            creator: getAddress(a.originalCreator),
+            pool_id: a.poolId,
+            hook: getAddress(suite?.contracts.hook ?? zeroAddress),
+            tick_spacing: Number(a.tickSpacing),
+            name: view(0, 'name'),
+            symbol: view(1, 'symbol'),
+            metadata_uri: view(2, 'contractURI'),
+            block_number: Number(BigInt(log.blockNumber)),
+            log_index: Number(BigInt(log.logIndex)),
+            tx_hash: log.transactionHash,
+            created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+          })
+          .execute();
+      }
+      // Pools of launch tokens (known before this range, or launched in it).
+      const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);
+      const pools = poolIds.length
+        ? await trx
+            .selectFrom('tokens')
+            .selectAll()
+            .where('chain_id', '=', this.chainId)
+            .where('pool_id', 'in', [...new Set(poolIds)])
+            .execute()
+        : [];
+      for (const { log, event } of trades) {
+        const s = event.args as unknown as { id: Hex; amount0: bigint; amount1: bigint };
+        const token = pools.find((p) => p.pool_id === s.id);
+        if (!token) continue; // a pool of another hook
+        // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
+        // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
+        // nearest Trade after this Swap.
+        const swapIndex = Number(BigInt(log.logIndex));
+        const trade = decoded
+          .filter(
+            (d) =>
+              d.event.eventName === 'Trade' &&
+              d.log.transactionHash === log.transactionHash &&
+              (d.event.args as unknown as { poolId: Hex }).poolId === s.id &&
+              Number(BigInt(d.log.logIndex)) > swapIndex,
+          )
+          .sort((a, b) => Number(BigInt(a.log.logIndex) - BigInt(b.log.logIndex)))[0];
+        const t = trade?.event.args as
+          { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
+        const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
+        const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
+        const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
+        const fee = t?.totalFeeAmount ?? 0n;
+        const abs = (x: bigint) => (x < 0n ? -x : x);
+        // Swap amounts exclude the hook fee: a buy's input is the pool's quote plus the fee; a sell's
+        // output is the pool's quote minus it.
+        const buy = tokenDelta > 0n;
+        const quoteAmount = buy ? abs(quoteDelta) + fee : abs(quoteDelta) - fee;
+        await trx
+          .insertInto('trades')
+          .values({
+            chain_id: this.chainId,
+            tx_hash: log.transactionHash,
+            log_index: Number(BigInt(log.logIndex)),
+            block_number: Number(BigInt(log.blockNumber)),
+            block_hash: log.blockHash,
+            timestamp: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+            token: token.address,
+            trader: senders.get(log.transactionHash) ?? zeroAddress,
+            side: buy ? 'buy' : 'sell',
+            amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
+            amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
+            quote_amount_raw: quoteAmount.toString(),
+            token_amount_raw: abs(tokenDelta).toString(),
+            fee_raw: fee.toString(),
+            fee_currency: token.quote_address,
+            referrer: t && t.referrer !== zeroAddress ? getAddress(t.referrer) : null,
+            comment: t ? Buffer.from(t.comment.slice(2), 'hex').toString('utf8').replace(/\0+$/, '') : '',
+          })
+          .execute();
+      }
+      for (const { log, event } of decoded.filter((d) => d.event.eventName === 'AnnouncementPosted')) {
+        const a = event.args as unknown as {
+          token: Address;
+          creator: Address;
+          announcementId: Hex;
+          description: string;
+          announcementURI: string;
+        };
+        await trx
+          .insertInto('announcements')
+          .values({
+            chain_id: this.chainId,
+            tx_hash: log.transactionHash,
+            log_index: Number(BigInt(log.logIndex)),
+            block_number: Number(BigInt(log.blockNumber)),
+            token: getAddress(a.token),
+            announcement_id: a.announcementId,
+            creator: getAddress(a.creator),
+            description: a.description,
+            uri: a.announcementURI,
+            posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+          })
+          .execute();
+      }
+      const hashes = new Map<number, string>([
+        [to, toHash],
+        ...[...blockInfo].map(([b, info]) => [Number(BigInt(b)), info.hash] as [number, string]),
+      ]);
+      for (const [number, hash] of hashes) {
+        await trx
+          .insertInto('index_blocks')
+          .values({ chain_id: this.chainId, number, hash })
+          .onConflict((oc) => oc.columns(['chain_id', 'number']).doUpdateSet({ hash }))
+          .execute();
+      }
+      await trx
+        .deleteFrom('index_blocks')
+        .where('chain_id', '=', this.chainId)
+        .where('number', '<', to - KEEP_BLOCKS)
+        .execute();
+      await trx
+        .insertInto('index_state')
+        .values({ chain_id: this.chainId, indexed_through: to })
+        .onConflict((oc) => oc.column('chain_id').doUpdateSet({ indexed_through: to }))
+        .execute();
+    });
+  }
+}
+
+/** The embedded indexer: one loop per chain with an RPC, every `pollMs`, until stopped. */
+export function startIndexer(opts: {
+  database: Database;
+  chains: ChainClients;
+  deployments: Deployments;
+  chainIds: ChainId[];
+  pollMs: number;
+  onError?: (err: unknown) => void;
+}): { indexers: ChainIndexer[]; stop(): Promise<void> } {
+  const indexers = opts.chainIds.flatMap((id) => {
+    const endpoint = opts.chains.endpoints(id)[0];
+    return endpoint ? [new ChainIndexer(id, endpoint, opts.database, opts.deployments)] : [];
+  });
+  let stopped = false;
+  const running = indexers.map(async (indexer) => {
+    while (!stopped) {
+      try {
+        // Catch up range by range; then wait for new blocks.
+        if ((await indexer.tick()) === 0 && !stopped) await new Promise((r) => setTimeout(r, opts.pollMs));
+      } catch (err) {
+        opts.onError?.(err);
+        if (!stopped) await new Promise((r) => setTimeout(r, opts.pollMs));
+      }
+    }
+  });
+  return {
+    indexers,
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}

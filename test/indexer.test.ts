@@ -1,0 +1,193 @@
+// The index and its read routes against the devnet: launches, trades and announcements appear exactly
+// as they happened on chain; pagination walks without duplicates or gaps; a reorg leaves only the
+// surviving chain in the index.
+import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnnouncementRegistryAbi } from '../contracts/artifacts/index.ts';
+import { startIndexer } from '../src/indexer/indexer.ts';
+import { Deployments } from '../src/launchpad/deployments.ts';
+import { ChainClients } from '../src/chain/clients.ts';
+import { UNISWAP } from '../src/devnet/uniswap.ts';
+import { launchPoolKey } from '../src/launchpad/pool.ts';
+import { TestChain } from './support/chain.ts';
+import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { call, expectProblem } from './support/gateway.ts';
+
+let env: DevnetGateway;
+let base: TestChain;
+let indexer: ReturnType<typeof startIndexer>;
+
+beforeAll(async () => {
+  env = await startDevnetGateway();
+  base = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
+  indexer = startIndexer({
+    database: env.gw.database,
+    chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
+    deployments: Deployments.load(env.gw.settings.manifestsDir),
+    chainIds: [8453],
+    pollMs: 20,
+  });
+}, 60_000);
+afterAll(async () => {
+  await indexer?.stop();
+  await env?.close();
+});
+
+const get = (path: string) => call(env.gw, path, { key: env.key });
+
+/** Waits until the index has reached the chain's head (the indexer polls every 20 ms). */
+async function indexed(): Promise<void> {
+  const head = await base.client.getBlockNumber({ cacheTime: 0 });
+  for (let i = 0; i < 500; i++) {
+    const r = await get('/v1/tokens?chain_id=8453&limit=1');
+    if (BigInt(r.json.meta.indexed_through_block ?? -1) >= head) return;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error('the index did not reach the head');
+}
+
+describe('indexed reads', () => {
+  const tokens: Address[] = [];
+  let traded: Address;
+
+  it('lists launches newest first, with their launch facts; detail with the pool; unknown → not_found', async () => {
+    const first = await base.launch(base.account(1), { name: 'Alpha Dog', symbol: 'ADOG' });
+    const second = await base.launch(base.account(1), {
+      name: 'Beta Cat',
+      symbol: 'BCAT',
+      quote: base.quote('USDC'),
+    });
+    const third = await base.launch(base.account(2), { name: 'Gamma Fox', symbol: 'GFOX' });
+    tokens.push(first.token, second.token, third.token);
+    traded = first.token;
+    await indexed();
+    const r = await get('/v1/tokens?chain_id=8453');
+    expect(r.status, r.body).toBe(200);
+    expect(r.json.data.map((t: { token: { address: string } }) => t.token.address)).toEqual([
+      third.token,
+      second.token,
+      first.token,
+    ]);
+    expect(r.json.pagination).toEqual({ next_cursor: null });
+    expect(r.json.data[1]).toMatchObject({
+      chain_id: 8453,
+      market: 'standard',
+      token: { address: second.token, name: 'Beta Cat', symbol: 'BCAT', decimals: 18 },
+      launch: {
+        creator_address: base.account(1),
+        pool_id: second.poolId,
+        quote: { address: base.quote('USDC'), symbol: 'USDC', decimals: 6 },
+        onchain: { transaction_hash: second.receipt.transactionHash },
+        contracts: { hook_address: base.current.hook },
+      },
+    });
+    const detail = await get(`/v1/tokens/8453/${first.token}?include=pool`);
+    expect(detail.json.data.pool).toEqual({
+      hook_address: base.current.hook,
+      tick_spacing: 200,
+      pool_id: first.poolId,
+    });
+    expectProblem(await get(`/v1/tokens/8453/${base.quote('USDC')}`), 404, 'not_found');
+    const mine = await get(`/v1/creators/${base.account(1)}/tokens`);
+    expect(mine.json.data.map((t: { token: { symbol: string } }) => t.token.symbol)).toEqual([
+      'BCAT',
+      'ADOG',
+    ]);
+    const found = await get('/v1/tokens/search?q=fox');
+    expect(found.json.data.map((t: { token: { symbol: string } }) => t.token.symbol)).toEqual(['GFOX']);
+    expect((await get('/v1/tokens?chain_id=8453&market=rwa')).json.data).toEqual([]);
+  });
+
+  it('pages with signed cursors bound to their filters', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await get(
+        `/v1/tokens?chain_id=8453&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(r.status, r.body).toBe(200);
+      seen.push(...r.json.data.map((t: { token: { address: string } }) => t.token.address));
+      cursor = r.json.pagination.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([...tokens].reverse());
+    const page = await get('/v1/tokens?chain_id=8453&limit=1');
+    const next = encodeURIComponent(page.json.pagination.next_cursor);
+    expectProblem(
+      await get(`/v1/tokens?chain_id=8453&limit=1&sort=oldest&cursor=${next}`),
+      409,
+      'cursor_filter_mismatch',
+    );
+    expectProblem(await get(`/v1/tokens?chain_id=8453&cursor=c1.x.y`), 400, 'invalid_parameter');
+    expectProblem(await get('/v1/tokens?chain_id=8453&sort=trending'), 422, 'unsupported_operation');
+  });
+
+  it('records trades as the chain saw them, and announcements', async () => {
+    await base.advance(21);
+    const trader = base.account(2);
+    const key = launchPoolKey(traded, zeroAddress, 200, base.current.hook);
+    const buy = await base.swap(trader, key, zeroAddress, 10n ** 17n, {
+      referrer: base.account(3),
+      comment: 'first',
+    });
+    const [swap] = base.events(buy, UNISWAP.PoolManager().abi, 'Swap') as {
+      amount0: bigint;
+      amount1: bigint;
+    }[];
+    const registry = base.current.announcement_registry;
+    const id = keccak256(stringToHex('hello'));
+    await base.call(base.account(1), registry, AnnouncementRegistryAbi as Abi, 'postAnnouncement', [
+      traded,
+      id,
+      'Hello',
+      'https://example.org',
+    ]);
+    await indexed();
+    const trades = await get(`/v1/tokens/8453/${traded}/trades`);
+    expect(trades.json.data).toHaveLength(1);
+    expect(trades.json.data[0]).toMatchObject({
+      transaction_hash: buy.transactionHash,
+      trader,
+      side: 'buy',
+      // A buy's input is what the pool took plus the hook fee: exactly what the trader paid.
+      amount_in_raw: (10n ** 17n).toString(),
+      amount_out_raw: (swap?.amount1 as bigint).toString(),
+      fee_raw: (10n ** 15n).toString(),
+      fee_currency: zeroAddress,
+      referrer: base.account(3),
+      comment: 'first',
+    });
+    const announcements = await get(`/v1/tokens/8453/${traded}/announcements`);
+    expect(announcements.json.data).toEqual([
+      expect.objectContaining({
+        announcement_id: id,
+        creator: base.account(1),
+        description: 'Hello',
+        uri: 'https://example.org',
+      }),
+    ]);
+  });
+
+  it('keeps only the surviving chain after a reorg', async () => {
+    const trader = base.account(4);
+    const key = launchPoolKey(traded, zeroAddress, 200, base.current.hook);
+    const snapshot = (await base.client.request({ method: 'evm_snapshot', params: [] } as never)) as string;
+    const orphan = await base.swap(trader, key, zeroAddress, 5n * 10n ** 16n);
+    await indexed();
+    expect(
+      (await get(`/v1/tokens/8453/${traded}/trades`)).json.data.map(
+        (t: { transaction_hash: string }) => t.transaction_hash,
+      ),
+    ).toContain(orphan.transactionHash);
+    // Back to before that trade; another trade and more blocks take its place.
+    await base.client.request({ method: 'evm_revert', params: [snapshot] } as never);
+    const survivor = await base.swap(trader, key, zeroAddress, 2n * 10n ** 16n);
+    await base.client.request({ method: 'anvil_mine', params: ['0x3'] } as never);
+    await indexed();
+    const hashes = (await get(`/v1/tokens/8453/${traded}/trades`)).json.data.map(
+      (t: { transaction_hash: string }) => t.transaction_hash,
+    );
+    expect(hashes).toContain(survivor.transactionHash);
+    expect(hashes).not.toContain(orphan.transactionHash);
+    expect(hashes).toHaveLength(2);
+  });
+});
