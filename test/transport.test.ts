@@ -267,8 +267,9 @@ describe('routes and versioning', () => {
     expect(p.suggested_endpoint).toBe('/v1/claims/fees/prepare');
   });
 
-  const legacy: [string, string, string][] = [
-    ['GET', '/v1/tokens?q=dog&chain_id=8453', '/v1/tokens/search'],
+  // method, legacy URL, focused route, and the query the focused route gets from the legacy one
+  const legacy: [string, string, string, string?][] = [
+    ['GET', '/v1/tokens?q=dog&chain_id=8453', '/v1/tokens/search', '?q=dog&chain_id=8453'],
     [
       'GET',
       '/v1/tokens?creator=0x1111111111111111111111111111111111111111',
@@ -301,18 +302,21 @@ describe('routes and versioning', () => {
     ],
   ];
 
-  it.each(legacy)('%s %s is deprecated and answers like its focused route', async (method, path, focused) => {
-    const body = method === 'POST' ? { actor: '0x1111111111111111111111111111111111111111' } : undefined;
-    const r = await call(gw, path, { key, method, body });
-    expect(r.headers.get('deprecation')).toBe('@1767225600');
-    expect(r.headers.get('link')).toBe(
-      `<https://docs.example.test/launchpad/api/migration>; rel="deprecation"; type="text/html", <${focused}>; rel="successor-version"`,
-    );
-    const direct = await call(gw, focused, { key, method, body });
-    expect(direct.headers.get('deprecation')).toBeNull();
-    expect(r.status).toBe(direct.status);
-    expect(r.json.code).toBe(direct.json.code);
-  });
+  it.each(legacy)(
+    '%s %s is deprecated and answers like its focused route',
+    async (method, path, focused, query) => {
+      const body = method === 'POST' ? { actor: '0x1111111111111111111111111111111111111111' } : undefined;
+      const r = await call(gw, path, { key, method, body });
+      expect(r.headers.get('deprecation')).toBe('@1767225600');
+      expect(r.headers.get('link')).toBe(
+        `<https://docs.example.test/launchpad/api/migration>; rel="deprecation"; type="text/html", <${focused}>; rel="successor-version"`,
+      );
+      const direct = await call(gw, `${focused}${query ?? ''}`, { key, method, body });
+      expect(direct.headers.get('deprecation')).toBeNull();
+      expect(r.status).toBe(direct.status);
+      expect(r.json.code).toBe(direct.json.code);
+    },
+  );
 
   it('does not mark focused or unrelated forms as deprecated', async () => {
     const r = await call(
