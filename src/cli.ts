@@ -24,6 +24,8 @@ const USAGE = `usage:
   launchpad keys list [--json]
   launchpad keys revoke <key_id>
   launchpad devnet                    run the local devnet alone (anvil per chain, Uniswap v4, launchpad suites) until stopped
+  launchpad indexer                   run the chain indexer alone (with INDEXER=off on the gateways); on PostgreSQL
+                                      several may run, one writes each chain
   launchpad migrate                   apply database migrations and exit
   launchpad openapi                   print the OpenAPI document`;
 
@@ -204,6 +206,32 @@ async function main(argv: string[]) {
       for (const c of devnet.chains) process.stdout.write(`chain ${c.chain_id} at ${c.rpc_url}\n`);
       process.stdout.write(`devnet ready in ${devnet.bootMs} ms; ${settings.dataDir}/devnet.json written\n`);
       const stop = () => void devnet.stop().then(() => process.exit(0));
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      return;
+    }
+    case 'indexer': {
+      const settings = loadSettings();
+      if (Object.keys(settings.rpcUrls).length === 0) {
+        throw new SettingsError('launchpad indexer needs RPC_URL_<chain_id> for the chains it indexes');
+      }
+      const database = await openDatabase(settings);
+      const indexer = startIndexer({
+        database,
+        chains: new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs),
+        deployments: Deployments.load(settings.manifestsDir),
+        chainIds: [...CHAIN_IDS],
+        pollMs: settings.indexerPollMs,
+        onError: (err) => process.stderr.write(`indexer step failed, retrying: ${(err as Error).message}\n`),
+      });
+      process.stdout.write(
+        `indexer running for chains ${indexer.indexers.map((i) => i.chainId).join(', ')}\n`,
+      );
+      const stop = () =>
+        void indexer
+          .stop()
+          .then(() => database.close())
+          .then(() => process.exit(0));
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
       return;

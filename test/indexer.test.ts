@@ -2,7 +2,7 @@
 // as they happened on chain; pagination walks without duplicates or gaps; a reorg leaves only the
 // surviving chain in the index.
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AnnouncementRegistryAbi } from '../contracts/artifacts/index.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
@@ -11,7 +11,9 @@ import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { TestChain } from './support/chain.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
-import { call, expectProblem } from './support/gateway.ts';
+import { call, expectProblem, freshPostgres } from './support/gateway.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { loadSettings } from '../src/settings.ts';
 
 let env: DevnetGateway;
 let base: TestChain;
@@ -189,5 +191,45 @@ describe('indexed reads', () => {
     expect(hashes).toContain(survivor.transactionHash);
     expect(hashes).not.toContain(orphan.transactionHash);
     expect(hashes).toHaveLength(2);
+  });
+});
+
+describe('several indexers on one PostgreSQL database', () => {
+  it('lets one write each chain while the others stand by', async () => {
+    const url = await freshPostgres(inject('postgresUrl'));
+    const database = await openDatabase(loadSettings({ DATABASE_URL: url, LAUNCHPAD_DATA_DIR: env.dataDir }));
+    const errors: unknown[] = [];
+    const start = () =>
+      startIndexer({
+        database,
+        chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
+        deployments: Deployments.load(env.gw.settings.manifestsDir),
+        chainIds: [8453],
+        pollMs: 20,
+        onError: (err) => errors.push(err),
+      });
+    const [a, b] = [start(), start()];
+    try {
+      const launched = await base.launch(base.account(2), { name: 'Twice Indexed', symbol: 'TWICE' });
+      await base.client.request({ method: 'anvil_mine', params: ['0x2'] } as never);
+      const head = await base.client.getBlockNumber({ cacheTime: 0 });
+      for (let i = 0; i < 500; i++) {
+        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
+        if (row && BigInt(row.indexed_through) >= head) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const rows = await database.db
+        .selectFrom('tokens')
+        .select('address')
+        .where('address', '=', launched.token)
+        .execute();
+      expect(rows).toHaveLength(1);
+      // Two writers would have collided on the primary keys.
+      expect(errors).toEqual([]);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await database.close();
+    }
   });
 });

@@ -21,6 +21,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import type { RpcEndpoint, RpcRequest } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import { sql } from 'kysely';
 import type { Database } from '../store/db.ts';
 
 const SWAP_ABI = parseAbi([
@@ -363,7 +364,14 @@ export class ChainIndexer {
   }
 }
 
-/** The embedded indexer: one loop per chain with an RPC, every `pollMs`, until stopped. */
+/** A stable advisory-lock key per chain: one indexer writes a chain at a time (PostgreSQL). */
+const LOCK_BASE = 0x1a0c_0000;
+
+/**
+ * Runs one loop per chain with an RPC, every `pollMs`, until stopped. On PostgreSQL each loop first
+ * takes the chain's advisory lock on a connection of its own and holds it while it runs, so several
+ * indexer processes may be started safely: the others wait as standbys. SQLite has one writer anyway.
+ */
 export function startIndexer(opts: {
   database: Database;
   chains: ChainClients;
@@ -377,15 +385,38 @@ export function startIndexer(opts: {
     return endpoint ? [new ChainIndexer(id, endpoint, opts.database, opts.deployments)] : [];
   });
   let stopped = false;
-  const running = indexers.map(async (indexer) => {
+  const pause = () => new Promise((r) => setTimeout(r, opts.pollMs));
+  const follow = async (indexer: ChainIndexer) => {
     while (!stopped) {
       try {
         // Catch up range by range; then wait for new blocks.
-        if ((await indexer.tick()) === 0 && !stopped) await new Promise((r) => setTimeout(r, opts.pollMs));
+        if ((await indexer.tick()) === 0 && !stopped) await pause();
       } catch (err) {
         opts.onError?.(err);
-        if (!stopped) await new Promise((r) => setTimeout(r, opts.pollMs));
+        if (!stopped) await pause();
       }
+    }
+  };
+  const running = indexers.map(async (indexer) => {
+    if (opts.database.kind !== 'postgres') return follow(indexer);
+    const key = LOCK_BASE + indexer.chainId;
+    while (!stopped) {
+      try {
+        await opts.database.db.connection().execute(async (conn) => {
+          const { rows } = await sql<{
+            locked: boolean;
+          }>`select pg_try_advisory_lock(${key}) as locked`.execute(conn);
+          if (!rows[0]?.locked) return;
+          try {
+            await follow(indexer);
+          } finally {
+            await sql`select pg_advisory_unlock(${key})`.execute(conn);
+          }
+        });
+      } catch (err) {
+        opts.onError?.(err);
+      }
+      if (!stopped) await pause();
     }
   });
   return {
