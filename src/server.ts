@@ -31,6 +31,7 @@ import { registerClaimRoutes } from './routes/claims.ts';
 import { registerTokenWriteRoutes } from './routes/tokenWrites.ts';
 import { registerTransactionRoutes } from './routes/transactions.ts';
 import { registerTokenReadRoutes } from './routes/tokens.ts';
+import { registerWalletRoutes } from './routes/wallets.ts';
 import { Cursors } from './http/cursor.ts';
 import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
@@ -345,6 +346,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerTokenWriteRoutes(app, { ...routeDeps, pins });
   registerTransactionRoutes(app, routeDeps);
   registerTokenReadRoutes(app, { ...routeDeps, cursors: new Cursors(secret) });
+  registerWalletRoutes(app, routeDeps);
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

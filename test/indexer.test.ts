@@ -3,7 +3,7 @@
 // surviving chain in the index.
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AnnouncementRegistryAbi } from '../contracts/artifacts/index.ts';
+import { AnnouncementRegistryAbi, FeeEscrowAbi } from '../contracts/artifacts/index.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
@@ -167,6 +167,35 @@ describe('indexed reads', () => {
         uri: 'https://example.org',
       }),
     ]);
+  });
+
+  it("lists a wallet's fee positions: claimable read live, claimed from the index", async () => {
+    const creator = base.account(1);
+    const escrow = base.current.fee_escrow;
+    await indexed();
+    const before = await get(`/v1/wallets/${creator}/fee-claims?chain_id=8453`);
+    expect(before.status, before.body).toBe(200);
+    const owed = await base.read<bigint>(escrow, FeeEscrowAbi as Abi, 'owed', [creator, zeroAddress]);
+    expect(owed).toBeGreaterThan(0n);
+    expect(before.json.data).toEqual([
+      {
+        chain_id: 8453,
+        suite_id: base.chain.suites[0]?.id,
+        fee_escrow: escrow,
+        recipient: creator,
+        currency: zeroAddress,
+        symbol: 'ETH',
+        decimals: 18,
+        claimable_raw: owed.toString(),
+        claimed_raw: '0',
+      },
+    ]);
+    await base.call(base.account(4), escrow, FeeEscrowAbi as Abi, 'claimFor', [creator, zeroAddress]);
+    await base.client.request({ method: 'anvil_mine', params: ['0x1'] } as never);
+    await indexed();
+    const after = await get(`/v1/wallets/${creator}/fee-claims?chain_id=8453`);
+    expect(after.json.data[0]).toMatchObject({ claimable_raw: '0', claimed_raw: owed.toString() });
+    expect((await get(`/v1/wallets/${base.account(7)}/fee-claims?chain_id=8453`)).json.data).toEqual([]);
   });
 
   it('keeps only the surviving chain after a reorg', async () => {

@@ -31,6 +31,9 @@ const EVENTS: Abi = [
   ...(A.LaunchFactoryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Launched'),
   ...(A.LaunchHookAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Trade'),
   ...(A.AnnouncementRegistryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'AnnouncementPosted'),
+  ...(A.FeeEscrowAbi as Abi).filter(
+    (x) => x.type === 'event' && (x.name === 'Credited' || x.name === 'Claimed'),
+  ),
   ...(SWAP_ABI as Abi),
 ];
 const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
@@ -109,7 +112,7 @@ export class ChainIndexer {
     const addresses = [
       ...new Set(
         c
-          .flatMap((x) => [x.factory, x.hook, x.announcement_registry, x.pool_manager])
+          .flatMap((x) => [x.factory, x.hook, x.announcement_registry, x.pool_manager, x.fee_escrow])
           .map((a) => getAddress(a)),
       ),
     ];
@@ -155,13 +158,14 @@ export class ChainIndexer {
         ? num((stored[keep] as { number: number }).number)
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
-      const above = (t: 'tokens' | 'trades' | 'announcements' | 'index_blocks') =>
+      const above = (t: 'tokens' | 'trades' | 'announcements' | 'fee_events' | 'index_blocks') =>
         trx
           .deleteFrom(t)
           .where('chain_id', '=', this.chainId)
           .where(t === 'index_blocks' ? 'number' : 'block_number', '>', fork)
           .execute();
-      await Promise.all([above('tokens'), above('trades'), above('announcements'), above('index_blocks')]);
+      for (const t of ['tokens', 'trades', 'announcements', 'fee_events', 'index_blocks'] as const)
+        await above(t);
       await trx
         .updateTable('index_state')
         .set({ indexed_through: fork })
@@ -336,6 +340,25 @@ export class ChainIndexer {
             description: a.description,
             uri: a.announcementURI,
             posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+          })
+          .execute();
+      }
+      for (const { log, event } of decoded.filter(
+        (d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed',
+      )) {
+        const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
+        await trx
+          .insertInto('fee_events')
+          .values({
+            chain_id: this.chainId,
+            tx_hash: log.transactionHash,
+            log_index: Number(BigInt(log.logIndex)),
+            block_number: Number(BigInt(log.blockNumber)),
+            escrow: getAddress(log.address),
+            recipient: getAddress(a.recipient),
+            currency: getAddress(a.currency),
+            kind: event.eventName === 'Credited' ? 'credited' : 'claimed',
+            amount: a.amount.toString(),
           })
           .execute();
       }

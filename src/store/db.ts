@@ -98,6 +98,18 @@ export interface AnnouncementsTable {
   posted_at: number | string | bigint;
 }
 
+export interface FeeEventsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  escrow: string;
+  recipient: string;
+  currency: string;
+  kind: 'credited' | 'claimed';
+  amount: string;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyTable;
@@ -106,6 +118,7 @@ export interface Tables {
   tokens: TokensTable;
   trades: TradesTable;
   announcements: AnnouncementsTable;
+  fee_events: FeeEventsTable;
 }
 
 export interface Database {

@@ -134,6 +134,29 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_fee_events': {
+    async up(db: AnyDb) {
+      // Fee escrow Credited and Claimed events: the candidate positions of a wallet and its claim history.
+      await db.schema
+        .createTable('fee_events')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('escrow', 'varchar(42)', (c) => c.notNull())
+        .addColumn('recipient', 'varchar(42)', (c) => c.notNull())
+        .addColumn('currency', 'varchar(42)', (c) => c.notNull())
+        .addColumn('kind', 'varchar(8)', (c) => c.notNull())
+        .addColumn('amount', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('fee_events_pk', ['chain_id', 'tx_hash', 'log_index'])
+        .execute();
+      await db.schema
+        .createIndex('fee_events_recipient')
+        .on('fee_events')
+        .columns(['recipient', 'chain_id'])
+        .execute();
+    },
+  },
 };
 
 /**
