@@ -35,11 +35,8 @@ function systemUser(name: string): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-export default async function setup(project: TestProject) {
-  if (process.env.TEST_DATABASE_URL) {
-    project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
-    return;
-  }
+/** A private PostgreSQL cluster on 127.0.0.1 (also used by the benchmarks); `stop` removes it. */
+export async function startPostgresCluster(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
   // PostgreSQL refuses to run as root: run the cluster as the postgres system user when we are root.
   const owner = process.getuid?.() === 0 ? systemUser('postgres') : undefined;
@@ -77,10 +74,22 @@ export default async function setup(project: TestProject) {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  project.provide('postgresUrl', `postgres://postgres@127.0.0.1:${port}/postgres`);
-  return async () => {
-    server.kill('SIGINT');
-    await new Promise((r) => server.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      server.kill('SIGINT');
+      await new Promise((r) => server.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+export default async function setup(project: TestProject) {
+  if (process.env.TEST_DATABASE_URL) {
+    project.provide('postgresUrl', process.env.TEST_DATABASE_URL);
+    return;
+  }
+  const cluster = await startPostgresCluster();
+  project.provide('postgresUrl', cluster.url);
+  return () => cluster.stop();
 }

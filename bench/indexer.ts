@@ -1,0 +1,227 @@
+// The index: ingest rate on a devnet with many generated trades (baseline in the same run: fetching
+// the same logs with eth_getLogs alone), and read latency of the token list, search and trades with
+// 100k tokens and 1M trades of synthetic rows, on SQLite and on PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getAddress, numberToHex, zeroAddress } from 'viem';
+import { ChainClients } from '../src/chain/clients.ts';
+import { RpcEndpoint } from '../src/chain/rpc.ts';
+import { ManualClock } from '../src/clock.ts';
+import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
+import { openLimiter } from '../src/http/limits/limits.ts';
+import { ChainIndexer } from '../src/indexer/indexer.ts';
+import { Deployments } from '../src/launchpad/deployments.ts';
+import { launchPoolKey } from '../src/launchpad/pool.ts';
+import { buildServer } from '../src/server.ts';
+import { loadSettings } from '../src/settings.ts';
+import { ApiKeyStore } from '../src/store/apiKeys.ts';
+import { type Database, openDatabase } from '../src/store/db.ts';
+import { TestChain } from '../test/support/chain.ts';
+import { startPostgresCluster } from '../test/support/postgres.ts';
+import { ROUNDS } from './support.ts';
+
+const SWAPS = Number(process.env.BENCH_SWAPS ?? 400);
+const TOKENS = Number(process.env.BENCH_TOKENS ?? 100_000);
+const TRADES = Number(process.env.BENCH_TRADES ?? 1_000_000);
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
+
+async function ingest() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
+  const devnet = await startDevnet({ dataDir, basePort: 38_945 });
+  const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
+  try {
+    const { token } = await chain.launch(chain.account(1));
+    await chain.advance(21);
+    const key = launchPoolKey(token, zeroAddress, 200, chain.current.hook);
+    for (let i = 0; i < SWAPS; i++)
+      await chain.swap(chain.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, {
+        referrer: chain.account(5),
+      });
+    const head = Number(await chain.client.getBlockNumber({ cacheTime: 0 }));
+    const endpoint = new RpcEndpoint(chain.chain.rpc_url, 30_000);
+    const env = devnetEnv(devnet, dataDir);
+    const deployments = Deployments.load(env.MANIFESTS_DIR as string);
+    const first = Math.min(...(deployments.get(8453)?.suites ?? []).map((s) => s.first_block));
+    const c = deployments.get(8453)?.suites[0]?.contracts;
+    const rows: { logs: number; ms: number; rawMs: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // Baseline: the same logs, fetched and nothing else.
+      let t = performance.now();
+      const raw = await endpoint.batch([
+        {
+          method: 'eth_getLogs',
+          params: [
+            {
+              fromBlock: numberToHex(first),
+              toBlock: numberToHex(head),
+              address: [c?.factory, c?.hook, c?.announcement_registry, c?.pool_manager, c?.fee_escrow],
+            },
+          ],
+        },
+      ]);
+      const rawMs = performance.now() - t;
+      const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: join(dataDir, `r${round}`) }));
+      const indexer = new ChainIndexer(8453, endpoint, database, deployments);
+      t = performance.now();
+      let logs = 0;
+      await indexer.tick(); // sees the head; the next ticks index up to it
+      while ((await indexer.indexedThrough()) < head) logs += await indexer.tick();
+      rows.push({ logs, ms: performance.now() - t, rawMs });
+      void raw;
+      await database.close();
+    }
+    console.log(`\n## Index ingest (devnet, ${SWAPS} swaps: Swap, Trade and fee-escrow Credited logs)`);
+    console.log('| round | logs | ms | logs/s | eth_getLogs alone ms (baseline) | ingest / baseline time |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    rows.forEach((r, i) =>
+      console.log(
+        `| ${i + 1} | ${r.logs} | ${r.ms.toFixed(0)} | ${((r.logs / r.ms) * 1000).toFixed(0)} | ${r.rawMs.toFixed(0)} | ${(r.ms / r.rawMs).toFixed(2)} |`,
+      ),
+    );
+    console.log('target: >= 5,000 logs/s');
+  } finally {
+    await devnet.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** 100k tokens and 1M trades of synthetic rows, as the indexer would write them. */
+async function fill(database: Database): Promise<{ token: string; name: string }> {
+  const db = database.db;
+  const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+  const batch = 500;
+  for (let i = 0; i < TOKENS; i += batch) {
+    await db
+      .insertInto('tokens')
+      .values(
+        Array.from({ length: Math.min(batch, TOKENS - i) }, (_, j) => {
+          const n = i + j;
+          return {
+            chain_id: 8453,
+            address: getAddress(hex(n + 1)),
+            suite_id: 'bench',
+            market: n % 5 === 0 ? 'rwa' : 'standard',
+            quote_address: zeroAddress,
+            creator: getAddress(hex((n % 5000) + 1_000_000)),
+            pool_id: `0x${n.toString(16).padStart(64, '0')}`,
+            hook: zeroAddress,
+            tick_spacing: 200,
+            name: `Token ${n} ${randomBytes(3).toString('hex')}`,
+            symbol: `T${n}`,
+            metadata_uri: '',
+            block_number: n + 1,
+            log_index: 0,
+            tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+            created_at: 1_700_000_000 + n,
+          };
+        }),
+      )
+      .execute();
+  }
+  const hot = getAddress(hex(TOKENS)); // the newest token gets a tenth of the trades
+  for (let i = 0; i < TRADES; i += batch) {
+    await db
+      .insertInto('trades')
+      .values(
+        Array.from({ length: Math.min(batch, TRADES - i) }, (_, j) => {
+          const n = i + j;
+          return {
+            chain_id: 8453,
+            tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+            log_index: 1,
+            block_number: n + 1,
+            block_hash: `0x${n.toString(16).padStart(64, '0')}`,
+            timestamp: 1_700_000_000 + n,
+            token: n % 10 === 0 ? hot : getAddress(hex((n % TOKENS) + 1)),
+            trader: getAddress(hex((n % 20_000) + 2_000_000)),
+            side: n % 2 ? 'buy' : 'sell',
+            amount_in_raw: '1000',
+            amount_out_raw: '2000',
+            quote_amount_raw: '1000',
+            token_amount_raw: '2000',
+            fee_raw: '10',
+            fee_currency: zeroAddress,
+            referrer: null,
+            comment: '',
+          };
+        }),
+      )
+      .execute();
+  }
+  await db.insertInto('index_state').values({ chain_id: 8453, indexed_through: TRADES }).execute();
+  return { token: hot, name: `Token ${TOKENS - 7}` };
+}
+
+async function reads(kind: string, settingsEnv: Record<string, string>) {
+  const settings = loadSettings({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    LIMITS: 'off',
+    DEVNET: 'off',
+    INDEXER: 'off',
+    ...settingsEnv,
+  });
+  const database = await openDatabase(settings);
+  const started = performance.now();
+  const { token, name } = await fill(database);
+  const fillS = (performance.now() - started) / 1000;
+  const clock = new ManualClock(Date.now());
+  const app = await buildServer({
+    settings,
+    database,
+    chains: new ChainClients({}, 1000),
+    clock,
+    limiter: await openLimiter(settings, clock),
+    logger: false,
+  });
+  const { key } = await new ApiKeyStore(database, settings.keyPrefix).create({
+    plan: 'partner',
+    scopes: ['*'],
+    origins: [],
+    overrides: {},
+  });
+  const routes = {
+    'token list (newest, 25)': '/v1/tokens?chain_id=8453&limit=25',
+    'token list (rwa, page 2)': '/v1/tokens?chain_id=8453&market=rwa&limit=25',
+    'search (name)': `/v1/tokens/search?q=${encodeURIComponent(name.split(' ').slice(0, 2).join(' '))}&limit=25`,
+    'trades of a token (25)': `/v1/tokens/8453/${token}/trades?limit=25`,
+  };
+  console.log(
+    `\n## Indexed reads on ${kind}: ${TOKENS.toLocaleString('en')} tokens, ${TRADES.toLocaleString('en')} trades (filled in ${fillS.toFixed(0)} s)`,
+  );
+  console.log('| route | p50 ms | p99 ms |');
+  console.log('|---|---:|---:|');
+  for (const [label, url] of Object.entries(routes)) {
+    const ms: number[] = [];
+    for (let i = 0; i < 220; i++) {
+      const t = performance.now();
+      const r = await app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+      if (r.statusCode !== 200) throw new Error(`${url} answered ${r.statusCode}: ${r.body}`);
+      if (i >= 20) ms.push(performance.now() - t);
+    }
+    ms.sort((a, b) => a - b);
+    console.log(`| ${label} | ${pct(ms, 50).toFixed(2)} | ${pct(ms, 99).toFixed(2)} |`);
+  }
+  console.log('target: p99 <= 10 ms');
+  await app.close();
+  await database.close();
+}
+
+export async function benchIndexer() {
+  await ingest();
+  const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-reads-'));
+  try {
+    await reads('SQLite', { LAUNCHPAD_DATA_DIR: dataDir });
+    const cluster = await startPostgresCluster();
+    try {
+      await reads('PostgreSQL', { LAUNCHPAD_DATA_DIR: dataDir, DATABASE_URL: cluster.url });
+    } finally {
+      await cluster.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
