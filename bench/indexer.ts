@@ -12,6 +12,7 @@ import { ManualClock } from '../src/clock.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { openLimiter } from '../src/http/limits/limits.ts';
 import { ChainIndexer } from '../src/indexer/indexer.ts';
+import { searchWords } from '../src/indexer/words.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { buildServer } from '../src/server.ts';
@@ -121,6 +122,21 @@ async function fill(database: Database): Promise<{ token: string; name: string }
       )
       .execute();
   }
+  // The search words the indexer would write for them.
+  const names = await db.selectFrom('tokens').select(['address', 'name', 'symbol', 'block_number']).execute();
+  const words = names.flatMap((t) =>
+    searchWords(t.name, t.symbol).map((word) => ({
+      chain_id: 8453,
+      word,
+      address: t.address,
+      block_number: Number(t.block_number),
+    })),
+  );
+  for (let i = 0; i < words.length; i += batch)
+    await db
+      .insertInto('token_words')
+      .values(words.slice(i, i + batch))
+      .execute();
   const hot = getAddress(hex(TOKENS)); // the newest token gets a tenth of the trades
   for (let i = 0; i < TRADES; i += batch) {
     await db

@@ -23,6 +23,7 @@ import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { sql } from 'kysely';
 import type { Database } from '../store/db.ts';
+import { searchWords } from './words.ts';
 
 const SWAP_ABI = parseAbi([
   'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
@@ -158,13 +159,22 @@ export class ChainIndexer {
         ? num((stored[keep] as { number: number }).number)
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
-      const above = (t: 'tokens' | 'trades' | 'announcements' | 'fee_events' | 'index_blocks') =>
+      const above = (
+        t: 'tokens' | 'token_words' | 'trades' | 'announcements' | 'fee_events' | 'index_blocks',
+      ) =>
         trx
           .deleteFrom(t)
           .where('chain_id', '=', this.chainId)
           .where(t === 'index_blocks' ? 'number' : 'block_number', '>', fork)
           .execute();
-      for (const t of ['tokens', 'trades', 'announcements', 'fee_events', 'index_blocks'] as const)
+      for (const t of [
+        'tokens',
+        'token_words',
+        'trades',
+        'announcements',
+        'fee_events',
+        'index_blocks',
+      ] as const)
         await above(t);
       await trx
         .updateTable('index_state')
@@ -257,6 +267,21 @@ export class ChainIndexer {
             created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
           })
           .execute();
+        const words = searchWords(view(0, 'name'), view(1, 'symbol'));
+        if (words.length > 0) {
+          await trx
+            .insertInto('token_words')
+            .values(
+              words.map((word) => ({
+                chain_id: this.chainId,
+                word,
+                address: getAddress(a.token),
+                block_number: Number(BigInt(log.blockNumber)),
+              })),
+            )
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        }
       }
       // Pools of launch tokens (known before this range, or launched in it).
       const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);

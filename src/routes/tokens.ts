@@ -12,6 +12,7 @@ import { ApiError } from '../http/problems.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import { prefixEnd, searchWords } from '../indexer/words.ts';
 import type { Database, TokensTable } from '../store/db.ts';
 import { type Operation, routeBase } from './catalog.ts';
 
@@ -108,10 +109,34 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const q = filters.q;
       if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('address', '=', getAddress(q));
       else {
-        const like = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where((eb) =>
-          eb.or([eb(eb.fn('lower', ['name']), 'like', like), eb(eb.fn('lower', ['symbol']), 'like', like)]),
-        );
+        // Candidates from the word index: the longest query word as a prefix (the most selective).
+        // then every word of the query must appear in the name or symbol.
+        const words = searchWords(q);
+        // (Among equally long words the later one: "Token 42" → "42".)
+        const key = words
+          .map((w, i) => ({ w, i }))
+          .sort((a, b) => b.w.length - a.w.length || b.i - a.i)[0]?.w;
+        if (!key)
+          return list(
+            request,
+            deps,
+            [],
+            null,
+            await indexedThrough(deps, filters.chain_id ? [filters.chain_id] : CHAIN_IDS),
+          );
+        let candidates = db
+          .selectFrom('token_words')
+          .select('address')
+          .where('word', '>=', key)
+          .where('word', '<', prefixEnd(key));
+        if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
+        query = query.where('address', 'in', candidates);
+        for (const w of words) {
+          const like = `%${w}%`;
+          query = query.where((eb) =>
+            eb.or([eb(eb.fn('lower', ['name']), 'like', like), eb(eb.fn('lower', ['symbol']), 'like', like)]),
+          );
+        }
       }
     }
     if (cursor) {

@@ -110,6 +110,13 @@ export interface FeeEventsTable {
   amount: string;
 }
 
+export interface TokenWordsTable {
+  chain_id: number;
+  word: string;
+  address: string;
+  block_number: number | string | bigint;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyTable;
@@ -119,6 +126,7 @@ export interface Tables {
   trades: TradesTable;
   announcements: AnnouncementsTable;
   fee_events: FeeEventsTable;
+  token_words: TokenWordsTable;
 }
 
 export interface Database {
@@ -147,7 +155,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     file.pragma('synchronous = NORMAL');
     db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
   }
-  await migrate(db);
+  await migrate(db, kind);
   return {
     db,
     kind,

@@ -1,11 +1,12 @@
 // Schema migrations, in code, applied in order at start (kysely's Migrator keeps the record and the lock).
-import { type Kysely, type Migration, Migrator } from 'kysely';
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 
 // Migrations run against whatever schema exists at their point in history, so they take an untyped db.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type AnyDb = Kysely<any>;
 
-const migrations: Record<string, Migration> = {
+/** Migrations; `kind` only where the two databases need different DDL. */
+const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
   '0001_api_keys': {
     async up(db: AnyDb) {
       await db.schema
@@ -157,14 +158,30 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-};
+  '0005_token_words': {
+    async up(db: AnyDb) {
+      // Lower-case words of token names and symbols, for prefix search by range on an index. Byte order
+      // ("C" collation on PostgreSQL; SQLite's default) keeps a prefix's rows in one range.
+      const word = kind === 'postgres' ? sql`varchar(64) collate "C"` : sql`varchar(64)`;
+      await db.schema
+        .createTable('token_words')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('word', word, (c) => c.notNull())
+        .addColumn('address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('token_words_pk', ['word', 'chain_id', 'address'])
+        .execute();
+    },
+  },
+});
 
 /**
  * Applies every pending migration. PostgreSQL serialises concurrent migrators with kysely's advisory
  * lock; SQLite has no such lock, so when two processes start on one fresh file together the loser's
  * transaction fails and it simply tries again, finding the work done.
  */
-export async function migrate(db: AnyDb, attempts = 5): Promise<void> {
+export async function migrate(db: AnyDb, kind: 'sqlite' | 'postgres', attempts = 5): Promise<void> {
+  const migrations = migrationsFor(kind);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt++) {
     const { error, results } = await migrator.migrateToLatest();
