@@ -95,8 +95,17 @@ describe('indexed reads', () => {
       'BCAT',
       'ADOG',
     ]);
-    const found = await get('/v1/tokens/search?q=fox');
-    expect(found.json.data.map((t: { token: { symbol: string } }) => t.token.symbol)).toEqual(['GFOX']);
+    const search = async (q: string) =>
+      (await get(`/v1/tokens/search?q=${encodeURIComponent(q)}`)).json.data.map(
+        (t: { token: { symbol: string } }) => t.token.symbol,
+      );
+    expect(await search('fox')).toEqual(['GFOX']);
+    expect(await search('alp')).toEqual(['ADOG']); // a prefix of a word
+    expect(await search('Dog ALPHA')).toEqual(['ADOG']); // every word, any order and case
+    expect(await search('beta dog')).toEqual([]);
+    expect(await search('bcat')).toEqual(['BCAT']); // the symbol
+    expect(await search(second.token)).toEqual(['BCAT']); // an address
+    expect(await search('!!')).toEqual([]);
     expect((await get('/v1/tokens?chain_id=8453&market=rwa')).json.data).toEqual([]);
   });
 

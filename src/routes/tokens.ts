@@ -29,6 +29,9 @@ const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: Addr
 /** Orders the index can serve now; the market-data orders need the market-data refresh (not built yet). */
 const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
 
+/** Search candidates looked up by address; more than this many use a subquery instead. */
+const MAX_CANDIDATES = 1000;
+
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
 
 async function indexedThrough(deps: TokenReadDeps, chainIds: readonly ChainId[]) {
@@ -109,7 +112,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const q = filters.q;
       if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('address', '=', getAddress(q));
       else {
-        // Candidates from the word index: the longest query word as a prefix (the most selective).
+        // Candidates from the word index: the longest query word as a prefix (the most selective);
         // then every word of the query must appear in the name or symbol.
         const words = searchWords(q);
         // (Among equally long words the later one: "Token 42" → "42".)
@@ -130,7 +133,13 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           .where('word', '>=', key)
           .where('word', '<', prefixEnd(key));
         if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
-        query = query.where('address', 'in', candidates);
+        // A selective word gives few candidates: look them up by address rather than let the planner
+        // walk the whole launch order testing each row.
+        const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
+        query =
+          few.length <= MAX_CANDIDATES
+            ? query.where('address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
+            : query.where('address', 'in', candidates);
         for (const w of words) {
           const like = `%${w}%`;
           query = query.where((eb) =>

@@ -171,6 +171,7 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .addColumn('block_number', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('token_words_pk', ['word', 'chain_id', 'address'])
         .execute();
+      await db.schema.createIndex('tokens_address').on('tokens').column('address').execute();
     },
   },
 });
