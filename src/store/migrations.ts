@@ -172,6 +172,12 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .addPrimaryKeyConstraint('token_words_pk', ['word', 'chain_id', 'address'])
         .execute();
       await db.schema.createIndex('tokens_address').on('tokens').column('address').execute();
+      // The market-filtered list in launch order.
+      await db.schema
+        .createIndex('tokens_market_order')
+        .on('tokens')
+        .columns(['chain_id', 'market', 'block_number', 'log_index'])
+        .execute();
     },
   },
 });
