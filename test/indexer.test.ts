@@ -9,7 +9,7 @@ import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
 import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
-import { TestChain } from './support/chain.ts';
+import { ERC20, TestChain } from './support/chain.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -176,6 +176,41 @@ describe('indexed reads', () => {
         uri: 'https://example.org',
       }),
     ]);
+  });
+
+  it('snapshots holders at one block: balances read live, labelled, adding up to the supply', async () => {
+    await indexed();
+    const r = await get(`/v1/tokens/8453/${traded}/holders?limit=50`);
+    expect(r.status, r.body).toBe(200);
+    const rows = r.json.data as {
+      address: Address;
+      balance_raw: string;
+      supply_percent: string;
+      label: string | null;
+      is_creator: boolean;
+    }[];
+    const at = BigInt(r.json.meta.as_of_block);
+    for (const h of rows) {
+      const balance = await base.client.readContract({
+        address: traded,
+        abi: ERC20,
+        functionName: 'balanceOf',
+        args: [h.address],
+        blockNumber: at,
+      });
+      expect(h.balance_raw).toBe(balance.toString());
+    }
+    expect(rows.map((h) => BigInt(h.balance_raw)).reduce((a, b) => a + b, 0n)).toBe(10n ** 27n);
+    expect(rows[0]).toMatchObject({
+      address: base.chain.uniswap.pool_manager,
+      label: 'pool',
+      is_creator: false,
+    });
+    expect(rows.find((h) => h.address === base.account(2))).toMatchObject({ label: null });
+    expect(rows.find((h) => h.address === base.current.hook)?.label).toBe('hook');
+    expect(r.json.summary.total_holders).toBe(rows.length);
+    expect(r.json.meta.indexed_through_block).toMatch(/^\d+$/);
+    expectProblem(await get(`/v1/tokens/8453/${base.quote('USDC')}/holders`), 404, 'not_found');
   });
 
   it("lists a wallet's fee positions: claimable read live, claimed from the index", async () => {

@@ -119,9 +119,10 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('marks operations this version does not serve yet, and records its decisions', () => {
-    expect(doc.paths['/v1/tokens/{chain_id}/{token_address}/holders'].get['x-lp-availability']).toBe(
-      'planned',
-    );
+    expect(doc.paths['/v1/wallets/{address}'].get['x-lp-availability']).toBe('planned');
+    expect(
+      doc.paths['/v1/tokens/{chain_id}/{token_address}/holders'].get['x-lp-availability'],
+    ).toBeUndefined();
     expect(doc.paths['/v1/tokens'].get['x-lp-availability']).toBeUndefined();
     for (const served of [
       '/v1/launches/prepare',

@@ -38,6 +38,8 @@ const EVENTS: Abi = [
   ...(SWAP_ABI as Abi),
 ];
 const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
+const LAUNCHED_TOPIC = toEventSelector('Launched(address,bytes32,address,address,uint256,int24)');
+const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
 const TOKEN_VIEWS = parseAbi([
   'function name() view returns (string)',
   'function symbol() view returns (string)',
@@ -131,7 +133,34 @@ export class ChainIndexer {
       },
       { method: 'eth_getBlockByNumber', params: [numberToHex(to), false] },
     ]);
-    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash);
+    // Transfers of launch tokens: those known before this range and those launched in it.
+    const known = await this.database.db
+      .selectFrom('tokens')
+      .select('address')
+      .where('chain_id', '=', this.chainId)
+      .execute();
+    const launchedNow = (logs as Log[])
+      .filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1])
+      .map((l) => getAddress(`0x${(l.topics[1] as Hex).slice(26)}`));
+    const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
+    const transfers: Log[] = [];
+    for (let i = 0; i < tokens.length; i += 500) {
+      const [chunk] = await ok<Log[]>(this.endpoint, [
+        {
+          method: 'eth_getLogs',
+          params: [
+            {
+              fromBlock: numberToHex(through + 1),
+              toBlock: numberToHex(to),
+              address: tokens.slice(i, i + 500),
+              topics: [TRANSFER_TOPIC],
+            },
+          ],
+        },
+      ]);
+      transfers.push(...(chunk ?? []));
+    }
+    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, transfers);
     return (logs as Log[]).length;
   }
 
@@ -160,7 +189,14 @@ export class ChainIndexer {
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
       const above = (
-        t: 'tokens' | 'token_words' | 'trades' | 'announcements' | 'fee_events' | 'index_blocks',
+        t:
+          | 'tokens'
+          | 'token_words'
+          | 'token_holders'
+          | 'trades'
+          | 'announcements'
+          | 'fee_events'
+          | 'index_blocks',
       ) =>
         trx
           .deleteFrom(t)
@@ -170,6 +206,7 @@ export class ChainIndexer {
       for (const t of [
         'tokens',
         'token_words',
+        'token_holders',
         'trades',
         'announcements',
         'fee_events',
@@ -185,7 +222,7 @@ export class ChainIndexer {
     return fork;
   }
 
-  private async apply(logs: Log[], to: number, toHash: Hex): Promise<void> {
+  private async apply(logs: Log[], to: number, toHash: Hex, transfers: Log[]): Promise<void> {
     const decoded = logs.map((log) => ({
       log,
       event: decodeEventLog({ abi: EVENTS, data: log.data, topics: log.topics }),
@@ -385,6 +422,26 @@ export class ChainIndexer {
             kind: event.eventName === 'Credited' ? 'credited' : 'claimed',
             amount: a.amount.toString(),
           })
+          .execute();
+      }
+      const holders = new Map<string, { token: string; holder: string; block: number }>();
+      for (const t of transfers) {
+        const holder = getAddress(`0x${(t.topics[2] as Hex).slice(26)}`);
+        const key = `${t.address}:${holder}`;
+        if (!holders.has(key))
+          holders.set(key, { token: getAddress(t.address), holder, block: Number(BigInt(t.blockNumber)) });
+      }
+      const holderRows = [...holders.values()].map((h) => ({
+        chain_id: this.chainId,
+        token: h.token,
+        holder: h.holder,
+        block_number: h.block,
+      }));
+      for (let i = 0; i < holderRows.length; i += 500) {
+        await trx
+          .insertInto('token_holders')
+          .values(holderRows.slice(i, i + 500))
+          .onConflict((oc) => oc.doNothing())
           .execute();
       }
       const hashes = new Map<number, string>([

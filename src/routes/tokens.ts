@@ -3,7 +3,10 @@
 // (meta.indexed_through_block). Lists page with signed cursors bound to route and filters.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { getAddress } from 'viem';
+import { type Abi, type Address, getAddress, parseAbi } from 'viem';
+import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import type { ChainClients } from '../chain/clients.ts';
+import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../http/cursor.ts';
 import { envelope } from '../http/envelope.ts';
@@ -18,6 +21,7 @@ import { type Operation, routeBase } from './catalog.ts';
 
 export interface TokenReadDeps {
   database: Database;
+  chains: ChainClients;
   clock: Clock;
   deployments: Deployments;
   cursors: Cursors;
@@ -376,4 +380,100 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     }));
     return list(request, deps, items, next, through);
   });
+
+  // A snapshot of a token's holders at one pinned block: every address the token was ever sent to
+  // (from the index) with its balance read live; the largest first, labelled where known.
+  const ERC20 = parseAbi([
+    'function balanceOf(address) view returns (uint256)',
+    'function totalSupply() view returns (uint256)',
+  ]);
+  route(
+    'holder_snapshot',
+    { params: TokenParams, querystring: Type.Object({ limit: Limit }, { additionalProperties: false }) },
+    async (request) => {
+      const p = request.params as { chain_id: ChainId; token_address: string };
+      const token = getAddress(p.token_address);
+      const limit = pageSize(request.query as Record<string, unknown>);
+      const row = await db
+        .selectFrom('tokens')
+        .selectAll()
+        .where('chain_id', '=', p.chain_id)
+        .where('address', '=', token)
+        .executeTakeFirst();
+      if (!row) throw new ApiError('not_found', `${token} is not indexed on chain ${p.chain_id} (yet)`);
+      const suite = deps.deployments.get(p.chain_id)?.suites.find((x) => x.id === row.suite_id);
+      const holders = (
+        await db
+          .selectFrom('token_holders')
+          .select('holder')
+          .where('chain_id', '=', p.chain_id)
+          .where('token', '=', token)
+          .execute()
+      ).map((h) => h.holder as Address);
+      const through = await indexedThrough(deps, [p.chain_id]);
+      return withSnapshot(deps.chains, p.chain_id, async (snapshot) => {
+        const [supply, rights] = (await snapshot.readAll([
+          { address: token, abi: ERC20 as Abi, functionName: 'totalSupply' },
+          ...(suite
+            ? [
+                {
+                  address: suite.contracts.factory as Address,
+                  abi: LaunchFactoryAbi as Abi,
+                  functionName: 'creatorRights',
+                  args: [token],
+                },
+              ]
+            : []),
+        ])) as [bigint, { currentCreator: Address } | undefined];
+        const balances: bigint[] = [];
+        for (let i = 0; i < holders.length; i += 500) {
+          const part = await snapshot.readAll(
+            holders
+              .slice(i, i + 500)
+              .map((h) => ({ address: token, abi: ERC20 as Abi, functionName: 'balanceOf', args: [h] })),
+          );
+          balances.push(...(part as bigint[]));
+        }
+        const c = suite?.contracts;
+        const labels = new Map<string, string>(
+          [
+            [c?.pool_manager, 'pool'],
+            [c?.hook, 'hook'],
+            [c?.fee_escrow, 'fee_escrow'],
+            [c?.vesting_vault, 'vesting_vault'],
+            ['0x000000000000000000000000000000000000dEaD', 'burn'],
+          ].flatMap(([a, l]) => (a ? [[getAddress(a), l as string]] : [])) as [string, string][],
+        );
+        const creator = rights?.currentCreator ? getAddress(rights.currentCreator) : null;
+        const rows = holders
+          .map((address, i) => ({ address, balance: balances[i] as bigint }))
+          .filter((h) => h.balance > 0n)
+          .sort((a, b) =>
+            b.balance > a.balance ? 1 : b.balance < a.balance ? -1 : a.address.localeCompare(b.address),
+          );
+        const percent = (balance: bigint) => {
+          const bp = supply > 0n ? (balance * 1_000_000n) / supply : 0n; // in 0.0001 %
+          return `${bp / 10_000n}.${(bp % 10_000n).toString().padStart(4, '0')}`;
+        };
+        const items = rows.slice(0, limit).map((h) => ({
+          address: h.address,
+          balance_raw: h.balance.toString(),
+          supply_percent: percent(h.balance),
+          label: labels.get(h.address) ?? (h.address === creator ? 'creator' : null),
+          is_creator: h.address === creator,
+        }));
+        const body = envelope(request.id, deps.clock.now(), items);
+        return {
+          data: body.data,
+          summary: { total_holders: rows.length, total_supply_raw: supply.toString() },
+          pagination: { next_cursor: null },
+          meta: {
+            ...body.meta,
+            as_of_block: snapshot.blockNumber.toString(),
+            indexed_through_block: through,
+          },
+        };
+      });
+    },
+  );
 }

@@ -117,6 +117,13 @@ export interface TokenWordsTable {
   block_number: number | string | bigint;
 }
 
+export interface TokenHoldersTable {
+  chain_id: number;
+  token: string;
+  holder: string;
+  block_number: number | string | bigint;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyTable;
@@ -127,6 +134,7 @@ export interface Tables {
   announcements: AnnouncementsTable;
   fee_events: FeeEventsTable;
   token_words: TokenWordsTable;
+  token_holders: TokenHoldersTable;
 }
 
 export interface Database {

@@ -180,6 +180,19 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0006_token_holders': {
+    async up(db: AnyDb) {
+      // Every address a launch token was ever transferred to (balances are read live, at one block).
+      await db.schema
+        .createTable('token_holders')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('token', 'varchar(42)', (c) => c.notNull())
+        .addColumn('holder', 'varchar(42)', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('token_holders_pk', ['chain_id', 'token', 'holder'])
+        .execute();
+    },
+  },
 });
 
 /**
