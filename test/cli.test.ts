@@ -8,7 +8,7 @@ import { createPublicClient, http } from 'viem';
 import { parseManifest } from '../src/launchpad/manifest.ts';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startFakeRpc } from './support/fakeRpc.ts';
-import { call, freshPostgres, tempDir } from './support/gateway.ts';
+import { call, freshPostgres, tempDir, keySecret } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 
 const run = promisify(execFile);
@@ -108,7 +108,7 @@ describe('launchpad start', () => {
       scopes: string[];
     }[];
     expect(listed.map((k) => k.key_id)).toContain(key_id);
-    expect(JSON.stringify(listed)).not.toContain(key.split('_').pop());
+    expect(JSON.stringify(listed)).not.toContain(keySecret(key));
     expect((await cli(['keys', 'revoke', key_id], env)).stdout).toContain(`revoked ${key_id}`);
     const after = JSON.parse((await cli(['keys', 'list', '--json'], env)).stdout) as {
       key_id: string;
@@ -124,7 +124,7 @@ describe('launchpad start', () => {
     const [code] = await once(gw.child, 'exit');
     expect(code).toBe(0);
     // The key never reaches the logs.
-    expect(gw.output()).not.toContain(key.split('_').pop());
+    expect(gw.output()).not.toContain(keySecret(key));
   });
 
   it('sets per-key limits from the CLI', async () => {

@@ -145,3 +145,8 @@ export function expectProblem(reply: Reply, status: number, code: string) {
   }
   return problem;
 }
+
+/** The secret part of an API key (`<prefix>launch_<key id>_<secret>`; the secret may contain `_`). */
+export function keySecret(key: string): string {
+  return key.replace(/^.*?launch_[0-9a-f]{8}_/, '');
+}
