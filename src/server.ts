@@ -345,8 +345,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerClaimRoutes(app, routeDeps);
   registerTokenWriteRoutes(app, { ...routeDeps, pins });
   registerTransactionRoutes(app, routeDeps);
-  registerTokenReadRoutes(app, { ...routeDeps, cursors: new Cursors(secret) });
-  registerWalletRoutes(app, routeDeps);
+  const cursors = new Cursors(secret);
+  registerTokenReadRoutes(app, { ...routeDeps, cursors });
+  registerWalletRoutes(app, { ...routeDeps, cursors });
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

@@ -178,6 +178,36 @@ describe('indexed reads', () => {
     ]);
   });
 
+  it('summarises a wallet and lists its activity newest first, page by page', async () => {
+    await indexed();
+    const trader = base.account(2);
+    const summary = await get(`/v1/wallets/${trader}?chain_id=8453`);
+    expect(summary.status, summary.body).toBe(200);
+    expect(summary.json.data).toEqual({
+      address: trader,
+      chains: [{ chain_id: 8453, tokens_launched: 1, trades: 1, announcements: 0, fee_positions: 0 }],
+    });
+    const kinds: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await get(
+        `/v1/wallets/${trader}/activity?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(r.status, r.body).toBe(200);
+      kinds.push(
+        ...r.json.data.map((i: { kind: string; token_address: string }) => `${i.kind}:${i.token_address}`),
+      );
+      cursor = r.json.pagination.next_cursor;
+    } while (cursor);
+    expect(kinds).toEqual([`trade:${traded}`, `launch:${tokens[2]}`]);
+    const creator = await get(`/v1/wallets/${base.account(1)}/activity`);
+    expect(creator.json.data.map((i: { kind: string }) => i.kind)).toEqual([
+      'announcement',
+      'launch',
+      'launch',
+    ]);
+  });
+
   it('snapshots holders at one block: balances read live, labelled, adding up to the supply', async () => {
     await indexed();
     const r = await get(`/v1/tokens/8453/${traded}/holders?limit=50`);

@@ -12,12 +12,19 @@ import { envelope } from '../http/envelope.ts';
 import { Address as AddressSchema, ChainIdSchema } from '../http/validation.ts';
 import { CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import type { Database } from '../store/db.ts';
+import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
+import { Cursors } from '../http/cursor.ts';
 import { routeBase } from './catalog.ts';
 
 export function registerWalletRoutes(
   app: FastifyInstance,
-  deps: { database: Database; chains: ChainClients; clock: Clock; deployments: Deployments },
+  deps: {
+    database: Database;
+    chains: ChainClients;
+    clock: Clock;
+    deployments: Deployments;
+    cursors: Cursors;
+  },
 ) {
   const base = routeBase('fee_claims_read');
   app.route({
@@ -100,6 +107,172 @@ export function registerWalletRoutes(
           ...(data.block ? { as_of_block: data.block } : {}),
         },
       };
+    },
+  });
+
+  // A wallet across the index: how many tokens it launched, trades it made and fee positions it has.
+  const summary = routeBase('wallet_summary');
+  app.route({
+    ...summary,
+    schema: {
+      ...summary.schema,
+      params: Type.Object({ address: AddressSchema() }),
+      querystring: Type.Object({ chain_id: Type.Optional(ChainIdSchema()) }, { additionalProperties: false }),
+    },
+    handler: async (request) => {
+      const address = getAddress((request.params as { address: string }).address);
+      const chainId = (request.query as { chain_id?: ChainId }).chain_id;
+      const db = deps.database.db;
+      const count = async (table: 'tokens' | 'trades' | 'announcements', column: 'creator' | 'trader') => {
+        let q = db
+          .selectFrom(table as 'tokens')
+          .select(['chain_id', db.fn.countAll<number>().as('n')])
+          .where(column as 'creator', '=', address);
+        if (chainId) q = q.where('chain_id', '=', chainId);
+        return q.groupBy('chain_id').execute();
+      };
+      const [launched, traded, announced, positions, state] = await Promise.all([
+        count('tokens', 'creator'),
+        count('trades', 'trader'),
+        count('announcements', 'creator'),
+        (() => {
+          let q = db
+            .selectFrom('fee_events')
+            .select(['chain_id', 'escrow', 'currency'])
+            .distinct()
+            .where('recipient', '=', address);
+          if (chainId) q = q.where('chain_id', '=', chainId);
+          return q.execute();
+        })(),
+        db.selectFrom('index_state').select(['chain_id', 'indexed_through']).execute(),
+      ]);
+      const chains = [
+        ...new Set([...launched, ...traded, ...announced, ...positions].map((r) => Number(r.chain_id))),
+      ].sort((a, b) => a - b);
+      const n = (rows: { chain_id: number; n: unknown }[], c: number) =>
+        Number(rows.find((r) => Number(r.chain_id) === c)?.n ?? 0);
+      const body = envelope(request.id, deps.clock.now(), {
+        address,
+        chains: chains.map((c) => ({
+          chain_id: c,
+          tokens_launched: n(launched as never, c),
+          trades: n(traded as never, c),
+          announcements: n(announced as never, c),
+          fee_positions: positions.filter((p) => Number(p.chain_id) === c).length,
+        })),
+      });
+      return {
+        ...body,
+        meta: {
+          ...body.meta,
+          indexed_through_block: Object.fromEntries(
+            state.map((r) => [r.chain_id, String(r.indexed_through)]),
+          ),
+        },
+      };
+    },
+  });
+
+  // What a wallet did, newest first: its launches, trades and announcements, merged in chain order.
+  const activity = routeBase('wallet_activity');
+  app.route({
+    ...activity,
+    schema: {
+      ...activity.schema,
+      params: Type.Object({ address: AddressSchema() }),
+      querystring: Type.Object(
+        {
+          chain_id: Type.Optional(ChainIdSchema()),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    handler: async (request) => {
+      const address = getAddress((request.params as { address: string }).address);
+      const q = request.query as { chain_id?: ChainId; limit?: number; cursor?: string };
+      const limit = q.limit ?? 25;
+      const scope = Cursors.scope('wallet_activity', { address, chain: q.chain_id ?? null });
+      const after = q.cursor ? (deps.cursors.decode(q.cursor, scope) as [number, number, number]) : null;
+      const db = deps.database.db;
+      // Rows strictly after the cursor in (block, log index, chain) descending order.
+      const page = <T extends 'tokens' | 'trades' | 'announcements'>(
+        table: T,
+        column: 'creator' | 'trader',
+      ) => {
+        let query = db
+          .selectFrom(table as 'trades')
+          .selectAll()
+          .where(column as 'trader', '=', address);
+        if (q.chain_id) query = query.where('chain_id', '=', q.chain_id);
+        if (after) {
+          const [block, log, chain] = after;
+          query = query.where((eb) =>
+            eb.or([
+              eb('block_number', '<', block),
+              eb.and([eb('block_number', '=', block), eb('log_index', '<', log)]),
+              eb.and([eb('block_number', '=', block), eb('log_index', '=', log), eb('chain_id', '<', chain)]),
+            ]),
+          );
+        }
+        return query
+          .orderBy('block_number', 'desc')
+          .orderBy('log_index', 'desc')
+          .orderBy('chain_id', 'desc')
+          .limit(limit + 1)
+          .execute();
+      };
+      const [launches, trades, posts] = (await Promise.all([
+        page('tokens', 'creator'),
+        page('trades', 'trader'),
+        page('announcements', 'creator'),
+      ])) as unknown as [TokensTable[], TradesTable[], AnnouncementsTable[]];
+      const items = [
+        ...launches.map((t) => ({
+          kind: 'launch',
+          chain_id: t.chain_id,
+          block_number: Number(t.block_number),
+          log_index: t.log_index,
+          transaction_hash: t.tx_hash,
+          token_address: t.address,
+          token_symbol: t.symbol,
+        })),
+        ...trades.map((t) => ({
+          kind: 'trade',
+          chain_id: t.chain_id,
+          block_number: Number(t.block_number),
+          log_index: t.log_index,
+          transaction_hash: t.tx_hash,
+          token_address: t.token,
+          side: t.side,
+          amount_in_raw: t.amount_in_raw,
+          amount_out_raw: t.amount_out_raw,
+        })),
+        ...posts.map((a) => ({
+          kind: 'announcement',
+          chain_id: a.chain_id,
+          block_number: Number(a.block_number),
+          log_index: a.log_index,
+          transaction_hash: a.tx_hash,
+          token_address: a.token,
+          announcement_id: a.announcement_id,
+        })),
+      ].sort(
+        (a, b) => b.block_number - a.block_number || b.log_index - a.log_index || b.chain_id - a.chain_id,
+      );
+      const shown = items.slice(0, limit);
+      const last = shown.at(-1);
+      const next =
+        items.length > limit && last
+          ? deps.cursors.encode(scope, [last.block_number, last.log_index, last.chain_id])
+          : null;
+      const body = envelope(
+        request.id,
+        deps.clock.now(),
+        shown.map((i) => ({ ...i, block_number: String(i.block_number) })),
+      );
+      return { data: body.data, pagination: { next_cursor: next }, meta: body.meta };
     },
   });
 }
