@@ -3,6 +3,7 @@
 // step sees what the earlier ones did. Reverts become problems (REVERT_CODES) with a decoded detail.
 import type { Address, Hex, TypedDataDomain } from 'viem';
 import type { Snapshot } from '../chain/snapshot.ts';
+import { toJson } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
 import { decodeRevert } from './revert.ts';
 import { codeForRevert } from './revertCodes.ts';
@@ -41,15 +42,6 @@ const GAS_BUFFER_PERCENT = 120n;
 
 type Step = ({ kind: 'transaction' } & TransactionStep) | ({ kind: 'typed_data' } & TypedDataStep);
 
-const json = (v: unknown): unknown =>
-  typeof v === 'bigint'
-    ? v.toString()
-    : Array.isArray(v)
-      ? v.map(json)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]))
-        : v;
-
 export class PlanBuilder {
   private readonly steps: Step[] = [];
   private readonly issues: Issue[] = [];
@@ -71,7 +63,7 @@ export class PlanBuilder {
   }
 
   issue(code: IssueCode, message: string, details: Record<string, unknown> = {}): this {
-    this.issues.push({ code, severity: ISSUE_CODES[code].severity, message, ...(json(details) as object) });
+    this.issues.push({ code, severity: ISSUE_CODES[code].severity, message, ...(toJson(details) as object) });
     return this;
   }
 
@@ -152,7 +144,7 @@ export class PlanBuilder {
               kind: s.kind,
               label: s.label,
               depends_on: s.depends_on,
-              typed_data: json(s.typed_data),
+              typed_data: toJson(s.typed_data),
               simulation: simulation(s.id),
             },
       ),

@@ -7,7 +7,7 @@ import { type Abi, type Address, decodeEventLog, getAddress, type Hex } from 'vi
 import * as A from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
-import { Envelope, envelope } from '../http/envelope.ts';
+import { Envelope, envelope, toJson } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
 import { ChainIdSchema } from '../http/validation.ts';
 import type { ChainId } from '../launchpad/chains.ts';
@@ -26,15 +26,6 @@ const ABI_BY_ROLE: Record<string, Abi> = {
 const TOKEN_METADATA_EVENTS = (A.LaunchTokenAbi as Abi).filter(
   (x) => x.type === 'event' && x.name !== 'Transfer' && x.name !== 'Approval',
 );
-
-const json = (v: unknown): unknown =>
-  typeof v === 'bigint'
-    ? v.toString()
-    : Array.isArray(v)
-      ? v.map(json)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]))
-        : v;
 
 interface RpcLog {
   address: Address;
@@ -120,7 +111,7 @@ export function registerTransactionRoutes(
               address: getAddress(log.address),
               log_index: Number(BigInt(log.logIndex)),
               name: ev.eventName,
-              args: json(ev.args),
+              args: toJson(ev.args),
             },
           ];
         } catch {
