@@ -9,6 +9,7 @@ import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
 import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
+import { decimal } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
@@ -176,6 +177,35 @@ describe('indexed reads', () => {
         uri: 'https://example.org',
       }),
     ]);
+  });
+
+  it('adds live market data to a token with include=market', async () => {
+    await indexed();
+    const r = await get(`/v1/tokens/8453/${traded}?include=market`);
+    expect(r.status, r.body).toBe(200);
+    const m = r.json.data.market_data;
+    const at = BigInt(m.as_of_block);
+    const poolId = r.json.data.launch.pool_id;
+    const [sqrt] = (await base.client.readContract({
+      address: base.chain.uniswap.state_view,
+      abi: UNISWAP.StateView().abi,
+      functionName: 'getSlot0',
+      args: [poolId],
+      blockNumber: at,
+    })) as [bigint];
+    // ETH is currency0 of every ETH pool: the token's price in ETH is 2^192 / sqrtPrice².
+    const perToken = ((1n << 192n) * 10n ** 18n) / (sqrt * sqrt);
+    expect(m.price.quote).toBe(decimal(perToken, 18));
+    expect(m).toMatchObject({ data_status: 'fresh', price: { usd: null }, quote_price: { usd: null } });
+    expect(m.market_cap.quote).toBe(decimal((perToken * 10n ** 27n) / 10n ** 18n, 18, 2));
+    expect(m.activity['24h']).toEqual({
+      trades: 1,
+      volume_quote_raw: (10n ** 17n).toString(),
+      volume_usd: null,
+    });
+    const usdc = (await get(`/v1/tokens/8453/${tokens[1]}?include=market,pool`)).json.data.market_data;
+    expect(usdc.price.usd).toBe(usdc.price.quote);
+    expect(usdc.activity['1h']).toEqual({ trades: 0, volume_quote_raw: '0', volume_usd: '0' });
   });
 
   it('summarises a wallet and lists its activity newest first, page by page', async () => {

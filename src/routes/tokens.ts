@@ -15,6 +15,7 @@ import { ApiError } from '../http/problems.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import { marketData } from '../indexer/marketData.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
 import type { Database, TokensTable } from '../store/db.ts';
 import { type Operation, routeBase } from './catalog.ts';
@@ -279,12 +280,6 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const include = new Set(
         ((request.query as { include?: string }).include ?? '').split(',').filter(Boolean),
       );
-      if (include.has('market')) {
-        throw new ApiError(
-          'unsupported_operation',
-          'include=market needs market data, which this gateway version does not index yet',
-        );
-      }
       const row = await db
         .selectFrom('tokens')
         .selectAll()
@@ -296,7 +291,26 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           'not_found',
           `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
         );
-      const body = envelope(request.id, deps.clock.now(), tokenRecord(deps, row, include));
+      const record: Record<string, unknown> = tokenRecord(deps, row, include);
+      if (include.has('market')) {
+        const manifest = deps.deployments.get(p.chain_id);
+        const suite = manifest?.suites.find((x) => x.id === row.suite_id);
+        const quote = manifest?.quotes.find(
+          (q) => q.suite_id === row.suite_id && getAddress(q.address) === row.quote_address,
+        );
+        if (!suite)
+          throw new ApiError('not_found', `The suite of ${row.address} is not in this gateway's manifests`);
+        record.market_data = await withSnapshot(deps.chains, p.chain_id, (snapshot) =>
+          marketData(
+            snapshot,
+            deps.database,
+            row,
+            { decimals: quote?.decimals ?? 18, stablecoin: quote?.asset_type === 'stablecoin' },
+            suite.contracts.state_view as Address,
+          ),
+        );
+      }
+      const body = envelope(request.id, deps.clock.now(), record);
       return {
         ...body,
         meta: { ...body.meta, indexed_through_block: await indexedThrough(deps, [p.chain_id]) },
