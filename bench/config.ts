@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
-import { createBenchKey, median, ROUNDS, startServer } from './support.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv } from './support.ts';
 
 const SAMPLES = 200;
 const PATH = '/v1/config?chain_id=8453';
@@ -55,13 +55,7 @@ export async function benchConfig() {
   const devnet = await startDevnet({ dataDir, basePort: 38_645 });
   const rpc = devnet.chains[0]?.rpc_url as string;
   const proxy = await countingProxy(rpc);
-  const env = {
-    LAUNCHPAD_DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    LIMITS: 'off', // the live-config ceilings (15 per source per minute) would refuse a load test
-    ...devnetEnv(devnet, dataDir),
-  };
+  const env = devnetGatewayEnv(devnet, dataDir);
   const key = createBenchKey(env, dataDir);
   const direct = await startServer(['bin/launchpad.js', 'start'], env);
   const counted = await startServer(['bin/launchpad.js', 'start'], {

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { keccak256, zeroAddress } from 'viem';
 import { mineCreate2Salt } from '../src/chain/create2.ts';
-import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
-import { createBenchKey, ROUNDS, startServer } from './support.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { createBenchKey, ROUNDS, startServer, devnetGatewayEnv } from './support.ts';
 
 const REQUESTS = 40;
 
@@ -75,13 +75,7 @@ function miningSpeed(): { candidates: number; raw: number } {
 export async function benchLaunch() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-launch-'));
   const devnet = await startDevnet({ dataDir, basePort: 38_745 });
-  const env = {
-    LAUNCHPAD_DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    LIMITS: 'off',
-    ...devnetEnv(devnet, dataDir),
-  };
+  const env = devnetGatewayEnv(devnet, dataDir);
   const key = createBenchKey(env, dataDir);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);
   const image = png100k().toString('base64');

@@ -1,5 +1,6 @@
 // Shared benchmark plumbing: servers in child processes (so the load generator does not share their
 // event loop), autocannon runs, and a table printer that reports ratios against a same-run baseline.
+import { type Devnet, devnetEnv } from '../src/devnet/devnet.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -126,4 +127,18 @@ export function createBenchKey(env: Record<string, string>, dataDir: string): st
   db.prepare('update api_keys set overrides = ? where key_id = ?').run(lifted, key.split('_')[2]);
   db.close();
   return key;
+}
+
+/**
+ * Environment of a gateway process measured against a devnet: its RPCs and manifests, request logging
+ * off, and limits off (the live-read ceilings would otherwise refuse a load test).
+ */
+export function devnetGatewayEnv(devnet: Devnet, dataDir: string): Record<string, string> {
+  return {
+    LAUNCHPAD_DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    LIMITS: 'off',
+    ...devnetEnv(devnet, dataDir),
+  };
 }

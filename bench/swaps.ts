@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { encodeFunctionData, zeroAddress } from 'viem';
-import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
 import { UNISWAP } from '../src/devnet/uniswap.ts';
 import { encodeHookData } from '../src/launchpad/pool.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { countingProxy, timeSequential } from './config.ts';
-import { createBenchKey, median, ROUNDS, startServer } from './support.ts';
+import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv } from './support.ts';
 
 export async function benchSwaps() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-swaps-'));
@@ -19,13 +19,7 @@ export async function benchSwaps() {
   const { token, key: poolKey } = await chain.launch(chain.account(1));
   await chain.advance(21);
   const proxy = await countingProxy(chain.chain.rpc_url);
-  const env = {
-    LAUNCHPAD_DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    LIMITS: 'off',
-    ...devnetEnv(devnet, dataDir),
-  };
+  const env = devnetGatewayEnv(devnet, dataDir);
   const apiKey = createBenchKey(env, dataDir);
   const direct = await startServer(['bin/launchpad.js', 'start'], env);
   const counted = await startServer(['bin/launchpad.js', 'start'], { ...env, RPC_URL_8453: proxy.url });

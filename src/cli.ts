@@ -8,6 +8,7 @@ import { Limiter, openLimiter } from './http/limits/limits.ts';
 import { PLAN_LIMITS } from './http/limits/plans.ts';
 import { type Devnet, startDevnet } from './devnet/devnet.ts';
 import { startIndexer } from './indexer/indexer.ts';
+import { SaltMiner } from './launchpad/saltMiner.ts';
 import { CHAIN_IDS } from './launchpad/chains.ts';
 import { Deployments } from './launchpad/deployments.ts';
 import { buildServer } from './server.ts';
@@ -59,7 +60,10 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
   const database = await openDatabase(settings);
   const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
   const limiter = await openLimiter(settings, systemClock);
-  const app = await buildServer({ settings, database, chains, clock: systemClock, limiter });
+  // Warm the salt-mining worker now, so the first launch does not pay its start-up.
+  const saltMiner = new SaltMiner();
+  saltMiner.warm();
+  const app = await buildServer({ settings, database, chains, clock: systemClock, limiter, saltMiner });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

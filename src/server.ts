@@ -51,6 +51,8 @@ export interface ServerDeps {
   chains: ChainClients;
   clock: Clock;
   limiter: Limiter;
+  /** Mines launch salts off the event loop; default: one started on the first launch. */
+  saltMiner?: SaltMiner;
   /** Deployment manifests; default: loaded from settings.manifestsDir. */
   deployments?: Deployments;
   /** Extra routes registered with the gateway's hooks (tests use it for instrumented handlers). */
@@ -334,8 +336,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
   const pins = new LocalPinStore(settings.dataDir);
-  const saltMiner = new SaltMiner();
-  saltMiner.warm();
+  // The worker thread starts on the first launch; `launchpad start` warms it ahead (src/cli.ts).
+  const saltMiner = deps.saltMiner ?? new SaltMiner();
   app.addHook('onClose', async () => saltMiner.close());
   registerIpfsRoutes(app, pins);
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });

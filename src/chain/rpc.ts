@@ -100,9 +100,3 @@ function toResult(item: unknown): RpcResult | undefined {
   if ('result' in o) return { ok: true, result: o.result };
   return undefined;
 }
-
-/** The value of a result that must have succeeded; a JSON-RPC error here is an upstream error. */
-export function expectOk(result: RpcResult, what: string): unknown {
-  if (!result.ok) throw new UpstreamFailure('invalid', `${what} failed: ${result.error.message}`);
-  return result.result;
-}

@@ -365,7 +365,7 @@ export async function withSnapshot<T>(
 }
 
 /** The most telling problem of a set of provider failures: malformed > timeout > unreachable. */
-function upstreamProblem(chainId: ChainId, failures: UpstreamFailure[]): ApiError {
+export function upstreamProblem(chainId: ChainId, failures: UpstreamFailure[]): ApiError {
   const kinds = new Set(failures.map((f) => f.kind));
   const extras = { chain_id: chainId };
   if (kinds.has('invalid'))

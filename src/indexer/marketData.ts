@@ -1,12 +1,12 @@
 // Market data of one token, read live at a pinned block: the pool price (StateView), market cap from
 // the supply, and trading activity over 1h/6h/24h from the index. USD values only where the quote is a
 // stablecoin (1 unit = 1 USD); no other price source exists here, so they are null otherwise.
-import { type Abi, type Address, parseAbi } from 'viem';
+import type { Abi, Address } from 'viem';
+import { ERC20_ABI } from '../chain/erc20.ts';
 import type { Snapshot } from '../chain/snapshot.ts';
 import { UNISWAP } from '../devnet/uniswap.ts';
 import type { Database, TokensTable } from '../store/db.ts';
 
-const ERC20 = parseAbi(['function totalSupply() view returns (uint256)']);
 const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 
 /** A fixed-point decimal string of `raw / 10^decimals` with up to `places` digits after the point. */
@@ -29,7 +29,7 @@ export async function marketData(
 ) {
   const [slot0, supply] = (await snapshot.readAll([
     { address: stateView, abi: UNISWAP.StateView().abi, functionName: 'getSlot0', args: [token.pool_id] },
-    { address: token.address as Address, abi: ERC20 as Abi, functionName: 'totalSupply' },
+    { address: token.address as Address, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
   ])) as [[bigint], bigint];
   const sqrt = slot0[0];
   const q192 = 1n << 192n;

@@ -11,6 +11,7 @@ import {
   zeroAddress,
 } from 'viem';
 import type { ChainClients } from '../chain/clients.ts';
+import { ERC20_ABI } from '../chain/erc20.ts';
 import { type Snapshot, withSnapshot } from '../chain/snapshot.ts';
 import { encodeExactInSingleSwap, type PermitSingle } from '../chain/universalRouter.ts';
 import type { Clock } from '../clock.ts';
@@ -23,14 +24,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { commentBytes32, encodeHookData, type PoolKey } from '../launchpad/pool.ts';
 import { PlanBuilder } from '../plans/plan.ts';
 import type { Settings } from '../settings.ts';
-import {
-  ERC20_ABI,
-  feeBpsAt,
-  findLaunchPool,
-  type LaunchPool,
-  priceImpactBps,
-  priceSwap,
-} from '../swaps/pool.ts';
+import { feeBpsAt, findLaunchPool, type LaunchPool, priceImpactBps, priceSwap } from '../swaps/pool.ts';
 import type { QuoteSigner } from '../swaps/quoteId.ts';
 import { routeBase } from './catalog.ts';
 import { SwapPrepareBody } from './requestBodies.ts';

@@ -3,7 +3,8 @@
 // (meta.indexed_through_block). Lists page with signed cursors bound to route and filters.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Abi, type Address, getAddress, parseAbi } from 'viem';
+import { type Abi, type Address, getAddress } from 'viem';
+import { ERC20_ABI } from '../chain/erc20.ts';
 import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
@@ -397,10 +398,6 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
 
   // A snapshot of a token's holders at one pinned block: every address the token was ever sent to
   // (from the index) with its balance read live; the largest first, labelled where known.
-  const ERC20 = parseAbi([
-    'function balanceOf(address) view returns (uint256)',
-    'function totalSupply() view returns (uint256)',
-  ]);
   route(
     'holder_snapshot',
     { params: TokenParams, querystring: Type.Object({ limit: Limit }, { additionalProperties: false }) },
@@ -427,7 +424,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const through = await indexedThrough(deps, [p.chain_id]);
       return withSnapshot(deps.chains, p.chain_id, async (snapshot) => {
         const [supply, rights] = (await snapshot.readAll([
-          { address: token, abi: ERC20 as Abi, functionName: 'totalSupply' },
+          { address: token, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
           ...(suite
             ? [
                 {
@@ -444,7 +441,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           const part = await snapshot.readAll(
             holders
               .slice(i, i + 500)
-              .map((h) => ({ address: token, abi: ERC20 as Abi, functionName: 'balanceOf', args: [h] })),
+              .map((h) => ({ address: token, abi: ERC20_ABI as Abi, functionName: 'balanceOf', args: [h] })),
           );
           balances.push(...(part as bigint[]));
         }

@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Abi, type Address, decodeEventLog, getAddress, type Hex } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
+import { UpstreamFailure } from '../chain/rpc.ts';
+import { upstreamProblem } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope, toJson } from '../http/envelope.ts';
 import { ApiError } from '../http/problems.ts';
@@ -66,12 +68,8 @@ export function registerTransactionRoutes(
           { method: 'eth_getBlockByNumber', params: ['finalized', false] },
         ]);
       } catch (err) {
-        const kind = (err as { kind?: string }).kind;
-        if (kind === 'timeout')
-          throw new ApiError('upstream_timeout', `The RPC of chain ${chainId} did not answer in time`);
-        if (kind === 'invalid')
-          throw new ApiError('upstream_error', `The RPC of chain ${chainId} sent an invalid answer`);
-        throw new ApiError('temporarily_unavailable', `The RPC of chain ${chainId} is unreachable`);
+        if (err instanceof UpstreamFailure) throw upstreamProblem(chainId, [err]);
+        throw err;
       }
       const [tx, receipt, head, finalized] = answers.map((a) => (a.ok ? a.result : null)) as [
         { from: Address; to: Address | null } | null,

@@ -3,6 +3,7 @@
 // V4Quoter's exact-input quote with the same hookData the swap carries, so the hook's fee is included.
 import { type Abi, type Address, getAddress, type Hex, parseAbi, zeroAddress } from 'viem';
 import { LaunchFactoryAbi, LaunchHookAbi } from '../../contracts/artifacts/index.ts';
+import { ERC20_ABI } from '../chain/erc20.ts';
 import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
 import { UNISWAP } from '../devnet/uniswap.ts';
 import { ApiError } from '../http/problems.ts';
@@ -12,11 +13,6 @@ import type { ChainManifest } from '../launchpad/manifest.ts';
 import { launchPoolKey, type PoolKey, poolId } from '../launchpad/pool.ts';
 import { decodeRevert } from '../plans/revert.ts';
 
-export const ERC20_ABI = parseAbi([
-  'function balanceOf(address) view returns (uint256)',
-  'function allowance(address owner, address spender) view returns (uint256)',
-  'function approve(address spender, uint256 amount) returns (bool)',
-]);
 export const PERMIT2_ABI = parseAbi([
   'function allowance(address owner, address token, address spender) view returns (uint160 amount, uint48 expiration, uint48 nonce)',
 ]);
