@@ -1,4 +1,7 @@
 // Storage on both databases: migrations, the key store, and the gateway serving keys from each.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ApiKeyStore, KeyOptionError } from '../src/store/apiKeys.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -83,5 +86,25 @@ describe.each(backends)('$name', ({ name, env }) => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('sqlite start', () => {
+  it('waits for a lock another process holds on a fresh file instead of failing', async () => {
+    const dataDir = tempDir();
+    const file = join(dataDir, 'launchpad.sqlite');
+    // Another process takes the write lock on the fresh file, as a second starting gateway would.
+    const holder = spawn(process.execPath, [
+      '-e',
+      `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)});
+       db.exec('begin immediate; create table held(x)'); console.log('held');
+       setTimeout(() => { db.exec('rollback'); db.close(); }, 400);`,
+    ]);
+    const exited = once(holder, 'exit');
+    await once(holder.stdout, 'data');
+    const database = await openDatabase({ dataDir });
+    expect(database.kind).toBe('sqlite');
+    await database.close();
+    expect((await exited)[0]).toBe(0); // the holder really held, and released, the lock
   });
 });

@@ -144,6 +144,22 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Switching a fresh file to WAL needs an exclusive lock, and SQLite answers "database is locked" at once
+ * (no busy handler) while another starting process holds one; so it is retried for a few seconds.
+ */
+async function switchToWal(file: SqliteDatabase.Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      file.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+    }
+  }
+}
+
 export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
   let db: Kysely<Tables>;
   let kind: Database['kind'];
@@ -158,8 +174,8 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     mkdirSync(opts.dataDir, { recursive: true });
     const file = new SqliteDatabase(join(opts.dataDir, 'launchpad.sqlite'));
     // WAL lets the CLI and a running server share the file; busy_timeout waits out short write locks.
-    file.pragma('journal_mode = WAL');
     file.pragma('busy_timeout = 5000');
+    await switchToWal(file);
     file.pragma('synchronous = NORMAL');
     db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
   }

@@ -200,7 +200,7 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
  * lock; SQLite has no such lock, so when two processes start on one fresh file together the loser's
  * transaction fails and it simply tries again, finding the work done.
  */
-export async function migrate(db: AnyDb, kind: 'sqlite' | 'postgres', attempts = 5): Promise<void> {
+export async function migrate(db: AnyDb, kind: 'sqlite' | 'postgres', attempts = 10): Promise<void> {
   const migrations = migrationsFor(kind);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt++) {
@@ -210,6 +210,7 @@ export async function migrate(db: AnyDb, kind: 'sqlite' | 'postgres', attempts =
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
       throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
     }
-    await new Promise((r) => setTimeout(r, 100 * attempt));
+    // Jittered, so that processes which collided once do not collide again in step.
+    await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
   }
 }
