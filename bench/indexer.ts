@@ -117,6 +117,8 @@ async function fill(database: Database): Promise<{ token: string; name: string }
             log_index: 0,
             tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
             created_at: 1_700_000_000 + n,
+            current_creator: getAddress(hex((n % 5000) + 1_000_000)),
+            launch_supply: (10n ** 27n).toString(),
           };
         }),
       )
@@ -162,11 +164,50 @@ async function fill(database: Database): Promise<{ token: string; name: string }
             fee_currency: zeroAddress,
             referrer: null,
             comment: '',
+            sqrt_price_x96: (2n ** 96n).toString(),
           };
         }),
       )
       .execute();
   }
+  // Market data as the refresh would write it: values spread so that every rank differs.
+  for (let i = 0; i < TOKENS; i += batch) {
+    await db
+      .insertInto('token_market')
+      .values(
+        Array.from({ length: Math.min(batch, TOKENS - i) }, (_, j) => {
+          const n = i + j;
+          return {
+            chain_id: 8453,
+            address: getAddress(hex(n + 1)),
+            market: n % 5 === 0 ? 'rwa' : 'standard',
+            sqrt_price_x96: (2n ** 96n).toString(),
+            reserve_quote_raw: String(n * 1000),
+            activity: JSON.stringify({
+              '1h': { trades: 1, volume_quote_raw: '1000' },
+              '6h': { trades: 2, volume_quote_raw: '2000' },
+              '24h': { trades: 3, volume_quote_raw: '3000' },
+            }),
+            market_cap_usd: (n * 7919) % TOKENS,
+            liquidity_usd: (n * 104_729) % TOKENS,
+            volume_24h_usd: (n * 1_299_709) % TOKENS,
+            trending_score: ((n * 15_485_863) % TOKENS) / 100,
+            as_of_block: TRADES,
+            updated_at: Date.now(),
+          };
+        }),
+      )
+      .execute();
+  }
+  await db
+    .insertInto('market_state')
+    .values({
+      chain_id: 8453,
+      refreshed_at: Date.now(),
+      chain_time: 1_700_000_000 + TRADES,
+      as_of_block: TRADES,
+    })
+    .execute();
   await db.insertInto('index_state').values({ chain_id: 8453, indexed_through: TRADES }).execute();
   return { token: hot, name: `Token ${TOKENS - 7}` };
 }
@@ -202,6 +243,9 @@ async function reads(kind: string, settingsEnv: Record<string, string>) {
   const routes = {
     'token list (newest, 25)': '/v1/tokens?chain_id=8453&limit=25',
     'token list (rwa, page 2)': '/v1/tokens?chain_id=8453&market=rwa&limit=25',
+    'token list (trending, 25)': '/v1/tokens?chain_id=8453&sort=trending&limit=25',
+    'token list (market cap, all chains)': '/v1/tokens?sort=market_cap&limit=25',
+    'token list (liquidity, rwa)': '/v1/tokens?chain_id=8453&market=rwa&sort=liquidity&limit=25',
     'search (name)': `/v1/tokens/search?q=${encodeURIComponent(name.split(' ').slice(0, 2).join(' '))}&limit=25`,
     'trades of a token (25)': `/v1/tokens/8453/${token}/trades?limit=25`,
   };

@@ -94,6 +94,7 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
           deployments: Deployments.load(settings.manifestsDir),
           chainIds: [...CHAIN_IDS],
           pollMs: settings.indexerPollMs,
+          marketRefreshMs: settings.marketRefreshMs,
           onError: (err) => app.log.warn({ err }, 'indexer step failed; retrying'),
         })
       : undefined;
@@ -226,6 +227,7 @@ async function main(argv: string[]) {
         deployments: Deployments.load(settings.manifestsDir),
         chainIds: [...CHAIN_IDS],
         pollMs: settings.indexerPollMs,
+        marketRefreshMs: settings.marketRefreshMs,
         onError: (err) => process.stderr.write(`indexer step failed, retrying: ${(err as Error).message}\n`),
       });
       process.stdout.write(

@@ -31,6 +31,8 @@ export interface Settings {
   /** `embedded`: `launchpad start` runs the chain indexer in process; `off`: another process indexes. */
   indexer: 'embedded' | 'off';
   indexerPollMs: number;
+  /** How often the indexer refreshes market data; values older than twice this are served as `stale`. */
+  marketRefreshMs: number;
   /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
   quoteSecret?: string;
   /** How long a prepared plan stays valid: launch, claim and metadata plans, and swap plans. */
@@ -116,6 +118,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     quoteSecret: env.QUOTE_SECRET || undefined,
     indexer: env.INDEXER === 'off' ? 'off' : 'embedded',
     indexerPollMs: int(env, 'INDEXER_POLL_MS', 1000, 10, 60_000),
+    marketRefreshMs: int(env, 'MARKET_REFRESH_S', 30, 1, 3600) * 1000,
     planLifetimeMs: {
       default: int(env, 'PLAN_LIFETIME_S', 900, 10, 86_400) * 1000,
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,

@@ -64,6 +64,16 @@ export class RpcEndpoint {
     });
   }
 
+  /** A batch whose every request must succeed: the results, or an error naming the failed method. */
+  async batchResults<T>(requests: RpcRequest[]): Promise<T[]> {
+    if (requests.length === 0) return [];
+    const answers = await this.batch(requests);
+    return answers.map((a, i) => {
+      if (!a.ok) throw new Error(`${requests[i]?.method} failed: ${a.error.message}`);
+      return a.result as T;
+    });
+  }
+
   private async post(body: unknown): Promise<unknown> {
     this.roundTrips++;
     let response: Response;

@@ -364,6 +364,31 @@ export async function withSnapshot<T>(
   }
 }
 
+/**
+ * Runs `work` against a snapshot pinned at a block chosen earlier (a paginated snapshot's later pages).
+ * If that block is no longer on the chain, `onGone` says what to answer instead.
+ */
+export async function withSnapshotAt<T>(
+  clients: ChainClients,
+  chainId: ChainId,
+  head: { number: bigint; hash: Hex; timestamp: bigint },
+  onGone: () => ApiError,
+  work: (snapshot: Snapshot) => Promise<T>,
+): Promise<T> {
+  const endpoint = clients.endpoints(chainId)[0];
+  if (!endpoint)
+    throw new ApiError('temporarily_unavailable', `No RPC is configured for chain ${chainId}`, {
+      chain_id: chainId,
+    });
+  try {
+    return await work(new Snapshot(chainId, endpoint, head));
+  } catch (err) {
+    if (err instanceof ReorgDetected) throw onGone();
+    if (err instanceof UpstreamFailure) throw upstreamProblem(chainId, [err]);
+    throw err;
+  }
+}
+
 /** The most telling problem of a set of provider failures: malformed > timeout > unreachable. */
 export function upstreamProblem(chainId: ChainId, failures: UpstreamFailure[]): ApiError {
   const kinds = new Set(failures.map((f) => f.kind));

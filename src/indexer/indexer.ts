@@ -1,6 +1,7 @@
-// The chain index: per chain, follows the suites' factories (Launched), hooks (Trade), registries
-// (AnnouncementPosted) and the PoolManager (Swap) from the suites' first block, in block ranges, then
-// the head. Reorg-safe: the hash of every indexed block with events (and of each range end) is kept;
+// The chain index: per chain, follows every suite's factory (Launched, creator-rights changes), hook
+// (Trade), registry (AnnouncementPosted), escrow (Credited, Claimed), the PoolManager (Swap) and the
+// launch tokens (Transfer, metadata updates) from the suites' first block, in block ranges, then the
+// head. Reorg-safe: the hash of every indexed block with events (and of each range end) is kept;
 // when the chain no longer has the last indexed block, rows above the highest block still on the chain
 // are deleted and that range is indexed again.
 import {
@@ -21,15 +22,18 @@ import type { ChainClients } from '../chain/clients.ts';
 import type { RpcEndpoint, RpcRequest } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import { sql } from 'kysely';
-import type { Database } from '../store/db.ts';
+import { sql, type Transaction } from 'kysely';
+import type { Database, Tables } from '../store/db.ts';
+import { refreshMarket } from './marketRefresh.ts';
 import { searchWords } from './words.ts';
 
 const SWAP_ABI = parseAbi([
   'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
 ]);
+const events = (abi: unknown, names: string[]) =>
+  (abi as Abi).filter((x) => x.type === 'event' && names.includes(x.name));
 const EVENTS: Abi = [
-  ...(A.LaunchFactoryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Launched'),
+  ...events(A.LaunchFactoryAbi, ['Launched', 'CreatorRightsTransferred', 'CreatorRightsReassigned']),
   ...(A.LaunchHookAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Trade'),
   ...(A.AnnouncementRegistryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'AnnouncementPosted'),
   ...(A.FeeEscrowAbi as Abi).filter(
@@ -39,7 +43,17 @@ const EVENTS: Abi = [
 ];
 const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
 const LAUNCHED_TOPIC = toEventSelector('Launched(address,bytes32,address,address,uint256,int24)');
-const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
+/** Events of the launch tokens themselves: transfers (holder candidates) and metadata updates. */
+const TOKEN_EVENTS: Abi = events(A.LaunchTokenAbi, [
+  'Transfer',
+  'NameUpdated',
+  'SymbolUpdated',
+  'ContractURIUpdated',
+  'ExtraMetadataUpdated',
+]);
+const TOKEN_TOPICS = TOKEN_EVENTS.map((e) => toEventSelector(e as never));
+/** The token fields that change after a launch, kept as rows of token_updates (`extra:<key>` too). */
+const FIELDS = ['name', 'symbol', 'metadata_uri', 'current_creator'] as const;
 const TOKEN_VIEWS = parseAbi([
   'function name() view returns (string)',
   'function symbol() view returns (string)',
@@ -63,14 +77,6 @@ interface Log {
 
 const num = (v: number | string | bigint) => Number(v);
 
-async function ok<T>(endpoint: RpcEndpoint, requests: RpcRequest[]): Promise<T[]> {
-  const answers = await endpoint.batch(requests);
-  return answers.map((a, i) => {
-    if (!a.ok) throw new Error(`${requests[i]?.method} failed: ${a.error.message}`);
-    return a.result as T;
-  });
-}
-
 export class ChainIndexer {
   private seenHead = -1;
 
@@ -81,10 +87,14 @@ export class ChainIndexer {
     private readonly deployments: Deployments,
   ) {}
 
+  /** Where this chain's data comes from (for the market refresh). */
+  get source() {
+    return { chainId: this.chainId, endpoint: this.endpoint, deployments: this.deployments };
+  }
+
+  /** Every suite of the chain, current and historical: they share the event shapes indexed here. */
   private get suites() {
-    return (this.deployments.get(this.chainId)?.suites ?? []).filter(
-      (s) => s.version === 'launchpad-v4-minimal',
-    );
+    return this.deployments.get(this.chainId)?.suites ?? [];
   }
 
   async indexedThrough(): Promise<number> {
@@ -103,7 +113,7 @@ export class ChainIndexer {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
     through = await this.undoReorg(through);
-    const [headHex] = await ok<Hex>(this.endpoint, [{ method: 'eth_blockNumber', params: [] }]);
+    const [headHex] = await this.endpoint.batchResults<Hex>([{ method: 'eth_blockNumber', params: [] }]);
     const head = Number(BigInt(headHex as Hex));
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
@@ -119,7 +129,7 @@ export class ChainIndexer {
           .map((a) => getAddress(a)),
       ),
     ];
-    const [logs, toBlock] = await ok<unknown>(this.endpoint, [
+    const [logs, toBlock] = await this.endpoint.batchResults<unknown>([
       {
         method: 'eth_getLogs',
         params: [
@@ -143,9 +153,9 @@ export class ChainIndexer {
       .filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1])
       .map((l) => getAddress(`0x${(l.topics[1] as Hex).slice(26)}`));
     const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
-    const transfers: Log[] = [];
+    const tokenLogs: Log[] = [];
     for (let i = 0; i < tokens.length; i += 500) {
-      const [chunk] = await ok<Log[]>(this.endpoint, [
+      const [chunk] = await this.endpoint.batchResults<Log[]>([
         {
           method: 'eth_getLogs',
           params: [
@@ -153,14 +163,14 @@ export class ChainIndexer {
               fromBlock: numberToHex(through + 1),
               toBlock: numberToHex(to),
               address: tokens.slice(i, i + 500),
-              topics: [TRANSFER_TOPIC],
+              topics: [TOKEN_TOPICS],
             },
           ],
         },
       ]);
-      transfers.push(...(chunk ?? []));
+      tokenLogs.push(...(chunk ?? []));
     }
-    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, transfers);
+    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, tokenLogs);
     return (logs as Log[]).length;
   }
 
@@ -188,48 +198,133 @@ export class ChainIndexer {
         ? num((stored[keep] as { number: number }).number)
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
-      const above = (
-        t:
-          | 'tokens'
-          | 'token_words'
-          | 'token_holders'
-          | 'trades'
-          | 'announcements'
-          | 'fee_events'
-          | 'index_blocks',
-      ) =>
-        trx
-          .deleteFrom(t)
-          .where('chain_id', '=', this.chainId)
-          .where(t === 'index_blocks' ? 'number' : 'block_number', '>', fork)
-          .execute();
+      const chain = this.chainId;
+      // Tokens whose fields changed above the fork get them back from the surviving updates; tokens
+      // traded above it get their market data recomputed at the next refresh (as_of_block -1).
+      const changed = await trx
+        .selectFrom('token_updates')
+        .select('token')
+        .distinct()
+        .where('chain_id', '=', chain)
+        .where('block_number', '>', fork)
+        .execute();
+      await trx
+        .updateTable('token_market')
+        .set({ as_of_block: -1 })
+        .where('chain_id', '=', chain)
+        .where('address', 'in', (eb) =>
+          eb
+            .selectFrom('trades')
+            .select('token')
+            .where('chain_id', '=', chain)
+            .where('block_number', '>', fork),
+        )
+        .execute();
+      await trx
+        .deleteFrom('token_market')
+        .where('chain_id', '=', chain)
+        .where('address', 'in', (eb) =>
+          eb
+            .selectFrom('tokens')
+            .select('address')
+            .where('chain_id', '=', chain)
+            .where('block_number', '>', fork),
+        )
+        .execute();
       for (const t of [
         'tokens',
         'token_words',
         'token_holders',
+        'token_updates',
         'trades',
         'announcements',
         'fee_events',
-        'index_blocks',
       ] as const)
-        await above(t);
+        await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
+      await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
+      await this.refreshFields(
+        trx,
+        changed.map((c) => c.token),
+      );
       await trx
         .updateTable('index_state')
         .set({ indexed_through: fork })
-        .where('chain_id', '=', this.chainId)
+        .where('chain_id', '=', chain)
         .execute();
     });
     return fork;
   }
 
-  private async apply(logs: Log[], to: number, toHash: Hex, transfers: Log[]): Promise<void> {
+  /** Sets tokens' changeable fields (and their search words) to their latest surviving updates. */
+  private async refreshFields(trx: Transaction<Tables>, tokens: string[]): Promise<void> {
+    for (const token of tokens) {
+      const rows = await trx
+        .selectFrom('token_updates')
+        .select(['field', 'value'])
+        .where('chain_id', '=', this.chainId)
+        .where('token', '=', token)
+        .where('field', 'in', [...FIELDS])
+        .orderBy('block_number')
+        .orderBy('log_index')
+        .execute();
+      const latest = Object.fromEntries(rows.map((r) => [r.field, r.value])) as Record<
+        (typeof FIELDS)[number],
+        string | undefined
+      >;
+      const launch = await trx
+        .selectFrom('tokens')
+        .select('block_number')
+        .where('chain_id', '=', this.chainId)
+        .where('address', '=', token)
+        .executeTakeFirst();
+      if (!launch || latest.name === undefined) continue; // not a token of ours, or its launch is orphaned
+      await trx
+        .updateTable('tokens')
+        .set({
+          name: latest.name,
+          symbol: latest.symbol ?? '',
+          metadata_uri: latest.metadata_uri ?? '',
+          current_creator: latest.current_creator ?? '',
+        })
+        .where('chain_id', '=', this.chainId)
+        .where('address', '=', token)
+        .execute();
+      await trx
+        .deleteFrom('token_words')
+        .where('chain_id', '=', this.chainId)
+        .where('address', '=', token)
+        .execute();
+      const words = searchWords(latest.name, latest.symbol ?? '');
+      if (words.length > 0)
+        await trx
+          .insertInto('token_words')
+          .values(
+            words.map((word) => ({
+              chain_id: this.chainId,
+              word,
+              address: token,
+              block_number: launch.block_number,
+            })),
+          )
+          .execute();
+    }
+  }
+
+  private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Log[]): Promise<void> {
     const decoded = logs.map((log) => ({
       log,
       event: decodeEventLog({ abi: EVENTS, data: log.data, topics: log.topics }),
     }));
+    const tokenEvents = tokenLogs.map((log) => ({
+      log,
+      event: decodeEventLog({ abi: TOKEN_EVENTS, data: log.data, topics: log.topics }),
+    }));
+    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
+    // ContractURIUpdated carries no value: the URI is read at the block of the event.
+    const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
     // Token names and documents at their launch block, timestamps and senders, in one round trip.
-    const blocks = [...new Set(logs.map((l) => l.blockNumber))];
+    const blocks = [...new Set([...logs, ...uriUpdates.map((d) => d.log)].map((l) => l.blockNumber))];
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
     const txs = [...new Set(trades.map((d) => d.log.transactionHash))];
     const requests: RpcRequest[] = [
@@ -247,8 +342,15 @@ export class ChainIndexer {
       ),
       ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
       ...txs.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })),
+      ...uriUpdates.map((d) => ({
+        method: 'eth_call',
+        params: [
+          { to: d.log.address, data: encodeFunctionData({ abi: TOKEN_VIEWS, functionName: 'contractURI' }) },
+          d.log.blockNumber,
+        ],
+      })),
     ];
-    const answers = requests.length > 0 ? await ok<unknown>(this.endpoint, requests) : [];
+    const answers = requests.length > 0 ? await this.endpoint.batchResults<unknown>(requests) : [];
     const views = answers.slice(0, launches.length * 3) as Hex[];
     const blockInfo = new Map(
       blocks.map((b, i) => {
@@ -262,6 +364,40 @@ export class ChainIndexer {
         getAddress((answers[launches.length * 3 + blocks.length + i] as { from: Address }).from),
       ]),
     );
+    const uris = answers.slice(launches.length * 3 + blocks.length + txs.length) as Hex[];
+    const position = (log: Log) => ({
+      chain_id: this.chainId,
+      tx_hash: log.transactionHash,
+      log_index: Number(BigInt(log.logIndex)),
+      block_number: Number(BigInt(log.blockNumber)),
+    });
+    // Changes to token fields after launch, in log order.
+    const updates = [
+      ...tokenEvents.flatMap(({ log, event }) => {
+        const a = event.args as unknown as { name?: string; symbol?: string; key?: string; value?: string };
+        const at = { ...position(log), token: getAddress(log.address) };
+        if (event.eventName === 'NameUpdated') return [{ ...at, field: 'name', value: a.name ?? '' }];
+        if (event.eventName === 'SymbolUpdated') return [{ ...at, field: 'symbol', value: a.symbol ?? '' }];
+        if (event.eventName === 'ExtraMetadataUpdated')
+          return [{ ...at, field: `extra:${a.key ?? ''}`.slice(0, 300), value: a.value ?? '' }];
+        if (event.eventName === 'ContractURIUpdated') {
+          const uri = decodeFunctionResult({
+            abi: TOKEN_VIEWS,
+            functionName: 'contractURI',
+            data: uris[uriUpdates.findIndex((u) => u.log === log)] as Hex,
+          });
+          return [{ ...at, field: 'metadata_uri', value: uri }];
+        }
+        return [];
+      }),
+      ...decoded.flatMap(({ log, event }) => {
+        if (event.eventName !== 'CreatorRightsTransferred' && event.eventName !== 'CreatorRightsReassigned')
+          return [];
+        const a = event.args as unknown as { token: Address; newCreator?: Address; creator?: Address };
+        const creator = getAddress((a.newCreator ?? a.creator) as Address);
+        return [{ ...position(log), token: getAddress(a.token), field: 'current_creator', value: creator }];
+      }),
+    ];
     const manifest = this.deployments.get(this.chainId);
     const db = this.database.db;
     await db.transaction().execute(async (trx) => {
@@ -271,6 +407,7 @@ export class ChainIndexer {
           poolId: Hex;
           originalCreator: Address;
           quoteToken: Address;
+          launchSupply: bigint;
           tickSpacing: number;
         };
         const suite = this.suites.find((s) => getAddress(s.contracts.factory) === getAddress(log.address));
@@ -302,7 +439,20 @@ export class ChainIndexer {
             log_index: Number(BigInt(log.logIndex)),
             tx_hash: log.transactionHash,
             created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+            current_creator: getAddress(a.originalCreator),
+            launch_supply: a.launchSupply.toString(),
           })
+          .execute();
+        // The launch's values are the first rows of the token's fields.
+        const launched = { ...position(log), token: getAddress(a.token) };
+        await trx
+          .insertInto('token_updates')
+          .values([
+            { ...launched, field: 'name', value: view(0, 'name') },
+            { ...launched, field: 'symbol', value: view(1, 'symbol') },
+            { ...launched, field: 'metadata_uri', value: view(2, 'contractURI') },
+            { ...launched, field: 'current_creator', value: getAddress(a.originalCreator) },
+          ])
           .execute();
         const words = searchWords(view(0, 'name'), view(1, 'symbol'));
         if (words.length > 0) {
@@ -331,7 +481,12 @@ export class ChainIndexer {
             .execute()
         : [];
       for (const { log, event } of trades) {
-        const s = event.args as unknown as { id: Hex; amount0: bigint; amount1: bigint };
+        const s = event.args as unknown as {
+          id: Hex;
+          amount0: bigint;
+          amount1: bigint;
+          sqrtPriceX96: bigint;
+        };
         const token = pools.find((p) => p.pool_id === s.id);
         if (!token) continue; // a pool of another hook
         // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
@@ -378,6 +533,7 @@ export class ChainIndexer {
             fee_currency: token.quote_address,
             referrer: t && t.referrer !== zeroAddress ? getAddress(t.referrer) : null,
             comment: t ? Buffer.from(t.comment.slice(2), 'hex').toString('utf8').replace(/\0+$/, '') : '',
+            sqrt_price_x96: s.sqrtPriceX96.toString(),
           })
           .execute();
       }
@@ -444,6 +600,13 @@ export class ChainIndexer {
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
+      for (let i = 0; i < updates.length; i += 500) {
+        await trx
+          .insertInto('token_updates')
+          .values(updates.slice(i, i + 500))
+          .execute();
+      }
+      await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
       const hashes = new Map<number, string>([
         [to, toHash],
         ...[...blockInfo].map(([b, info]) => [Number(BigInt(b)), info.hash] as [number, string]),
@@ -483,6 +646,8 @@ export function startIndexer(opts: {
   deployments: Deployments;
   chainIds: ChainId[];
   pollMs: number;
+  /** How often each chain's market data is refreshed, once its index has caught up. */
+  marketRefreshMs: number;
   onError?: (err: unknown) => void;
 }): { indexers: ChainIndexer[]; stop(): Promise<void> } {
   const indexers = opts.chainIds.flatMap((id) => {
@@ -492,10 +657,16 @@ export function startIndexer(opts: {
   let stopped = false;
   const pause = () => new Promise((r) => setTimeout(r, opts.pollMs));
   const follow = async (indexer: ChainIndexer) => {
+    let refreshed = 0;
     while (!stopped) {
       try {
-        // Catch up range by range; then wait for new blocks.
-        if ((await indexer.tick()) === 0 && !stopped) await pause();
+        // Catch up range by range; then refresh market data when it is due, and wait for new blocks.
+        if ((await indexer.tick()) > 0) continue;
+        if (Date.now() - refreshed >= opts.marketRefreshMs) {
+          await refreshMarket({ ...indexer.source, database: opts.database, nowMs: Date.now() });
+          refreshed = Date.now();
+        }
+        if (!stopped) await pause();
       } catch (err) {
         opts.onError?.(err);
         if (!stopped) await pause();

@@ -1,13 +1,11 @@
-// Market data of one token, read live at a pinned block: the pool price (StateView), market cap from
-// the supply, and trading activity over 1h/6h/24h from the index. USD values only where the quote is a
-// stablecoin (1 unit = 1 USD); no other price source exists here, so they are null otherwise.
-import type { Abi, Address } from 'viem';
-import { ERC20_ABI } from '../chain/erc20.ts';
-import type { Snapshot } from '../chain/snapshot.ts';
-import { UNISWAP } from '../devnet/uniswap.ts';
-import type { Database, TokensTable } from '../store/db.ts';
+// Market data of launch tokens: the arithmetic (price from the pool's sqrtPriceX96, market cap,
+// trending score) and the record the read routes serve from the stored rows of token_market.
+// USD values exist only where the quote is a stablecoin (1 unit = 1 USD): no other USD price source is
+// configured, so they are null otherwise and such tokens rank last in USD orders.
+import type { TokenMarketTable } from '../store/db.ts';
 
-const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
+export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
+export type Activity = Record<keyof typeof WINDOWS, { trades: number; volume_quote_raw: string }>;
 
 /** A fixed-point decimal string of `raw / 10^decimals` with up to `places` digits after the point. */
 export function decimal(raw: bigint, decimals: number, places = 12): string {
@@ -20,56 +18,91 @@ export function decimal(raw: bigint, decimals: number, places = 12): string {
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
 
-export async function marketData(
-  snapshot: Snapshot,
-  database: Database,
-  token: TokensTable,
-  quote: { decimals: number; stablecoin: boolean },
-  stateView: Address,
-) {
-  const [slot0, supply] = (await snapshot.readAll([
-    { address: stateView, abi: UNISWAP.StateView().abi, functionName: 'getSlot0', args: [token.pool_id] },
-    { address: token.address as Address, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
-  ])) as [[bigint], bigint];
-  const sqrt = slot0[0];
+/** The price of one whole token (1e18 raw) in raw quote units, from the pool's sqrtPriceX96. */
+export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string): bigint {
   const q192 = 1n << 192n;
-  const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
-  // Quote (raw) per 1e18 raw token units, i.e. the price of one whole token in raw quote units.
-  const perToken = tokenIs0 ? (sqrt * sqrt * 10n ** 18n) / q192 : (q192 * 10n ** 18n) / (sqrt * sqrt);
-  const capRaw = (perToken * supply) / 10n ** 18n;
-  const now = Number(snapshot.timestamp);
-  const activity: Record<string, { trades: number; volume_quote_raw: string; volume_usd: string | null }> =
-    {};
-  for (const [name, seconds] of Object.entries(WINDOWS)) {
-    const rows = await database.db
-      .selectFrom('trades')
-      .select(['quote_amount_raw'])
-      .where('chain_id', '=', token.chain_id)
-      .where('token', '=', token.address)
-      .where('timestamp', '>=', now - seconds)
-      .execute();
-    const volume = rows.reduce((sum, r) => sum + BigInt(r.quote_amount_raw), 0n);
-    activity[name] = {
-      trades: rows.length,
-      volume_quote_raw: volume.toString(),
-      volume_usd: quote.stablecoin ? decimal(volume, quote.decimals, 2) : null,
-    };
+  const sq = sqrtPriceX96 * sqrtPriceX96;
+  if (sq === 0n) return 0n;
+  // Uniswap orders currencies by address; the price is currency1 per currency0.
+  const tokenIs0 = BigInt(token) < BigInt(quote);
+  return tokenIs0 ? (sq * 10n ** 18n) / q192 : (q192 * 10n ** 18n) / sq;
+}
+
+/** Half-life of a trade's weight in the trending score. */
+const TRENDING_HALF_LIFE_S = 6 * 3600;
+/** No single trader adds more than this much weight: many traders trend, one busy wallet does not. */
+const TRENDING_CAP_PER_TRADER = 3;
+
+/**
+ * The trending score over the last 24 h: each trade weighs 2^(-age / 6 h), each trader's weight is
+ * capped at 3, and the score is the sum. It counts trades and traders, not amounts, so tokens of every
+ * quote currency rank on one scale.
+ */
+export function trendingScore(trades: { timestamp: number; trader: string }[], now: number): number {
+  const byTrader = new Map<string, number>();
+  for (const t of trades) {
+    const age = now - t.timestamp;
+    if (age < 0 || age > WINDOWS['24h']) continue;
+    byTrader.set(t.trader, (byTrader.get(t.trader) ?? 0) + 2 ** (-age / TRENDING_HALF_LIFE_S));
   }
-  const at = new Date(now * 1000).toISOString();
+  let score = 0;
+  for (const w of byTrader.values()) score += Math.min(w, TRENDING_CAP_PER_TRADER);
+  return Math.round(score * 1e6) / 1e6;
+}
+
+/** USD as a double for ranking: -1 (ranks last) where the quote has no USD price. */
+export function usdRank(raw: bigint, quote: { decimals: number; stablecoin: boolean }): number {
+  return quote.stablecoin ? Number(decimal(raw, quote.decimals, 6)) : -1;
+}
+
+/**
+ * The `market_data` record of a token from its stored row: `data_status` is `fresh` while the row is
+ * younger than `staleAfterMs`, else `stale`; `pending` (all values null) before its first refresh.
+ */
+export function marketRecord(
+  row: (TokenMarketTable & { launch_supply: string; address: string; quote_address: string }) | undefined,
+  quote: { decimals: number; stablecoin: boolean },
+  nowMs: number,
+  staleAfterMs: number,
+) {
+  if (!row || Number(row.as_of_block) < 0)
+    return {
+      data_status: 'pending',
+      price: null,
+      market_cap: null,
+      liquidity: null,
+      quote_price: null,
+      activity: null,
+      trending_score: null,
+      updated_at: null,
+      as_of_block: null,
+    };
+  const usd = (raw: bigint, places: number) =>
+    quote.stablecoin ? decimal(raw, quote.decimals, places) : null;
+  const price = pricePerToken(BigInt(row.sqrt_price_x96), row.address, row.quote_address);
+  const cap = (price * BigInt(row.launch_supply)) / 10n ** 18n;
+  const reserve = BigInt(row.reserve_quote_raw);
+  const updatedMs = Number(row.updated_at);
+  const updated_at = new Date(updatedMs).toISOString();
+  const activity = JSON.parse(row.activity) as Activity;
   return {
-    data_status: 'fresh',
-    price: {
-      quote: decimal(perToken, quote.decimals),
-      usd: quote.stablecoin ? decimal(perToken, quote.decimals) : null,
+    data_status: nowMs - updatedMs <= staleAfterMs ? 'fresh' : 'stale',
+    price: { quote: decimal(price, quote.decimals), quote_raw: price.toString(), usd: usd(price, 12) },
+    market_cap: { quote: decimal(cap, quote.decimals, 2), usd: usd(cap, 2) },
+    liquidity: {
+      quote: decimal(reserve, quote.decimals, 6),
+      quote_raw: reserve.toString(),
+      usd: usd(reserve, 2),
     },
-    market_cap: {
-      quote: decimal(capRaw, quote.decimals, 2),
-      usd: quote.stablecoin ? decimal(capRaw, quote.decimals, 2) : null,
-    },
-    liquidity: { usd: null },
-    quote_price: { usd: quote.stablecoin ? '1' : null, updated_at: at },
-    activity,
-    updated_at: at,
-    as_of_block: snapshot.blockNumber.toString(),
+    quote_price: { usd: quote.stablecoin ? '1' : null, updated_at },
+    activity: Object.fromEntries(
+      Object.entries(activity).map(([window, a]) => [
+        window,
+        { ...a, volume_usd: usd(BigInt(a.volume_quote_raw), 2) },
+      ]),
+    ),
+    trending_score: row.trending_score,
+    updated_at,
+    as_of_block: String(row.as_of_block),
   };
 }

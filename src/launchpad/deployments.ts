@@ -1,5 +1,6 @@
 // The deployment manifests the gateway serves: one per chain, from MANIFESTS_DIR (the production ones in
 // deployments/, or the devnet's when it is embedded). A chain without a manifest has no suites.
+import { getAddress } from 'viem';
 import { existsSync } from 'node:fs';
 import type { ChainId } from './chains.ts';
 import { type ChainManifest, loadManifests } from './manifest.ts';
@@ -20,5 +21,11 @@ export class Deployments {
 
   get(chainId: ChainId): ChainManifest | undefined {
     return this.byChain.get(chainId);
+  }
+
+  /** A suite's quote entry by address (quotes are listed per suite). */
+  quote(chainId: ChainId, suiteId: string, address: string): ChainManifest['quotes'][number] | undefined {
+    const want = getAddress(address);
+    return this.get(chainId)?.quotes.find((q) => q.suite_id === suiteId && getAddress(q.address) === want);
   }
 }

@@ -3,11 +3,11 @@
 // (meta.indexed_through_block). Lists page with signed cursors bound to route and filters.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Abi, type Address, getAddress } from 'viem';
+import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
-import { withSnapshot } from '../chain/snapshot.ts';
+import { type Snapshot, withSnapshot, withSnapshotAt } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../http/cursor.ts';
 import { envelope } from '../http/envelope.ts';
@@ -16,12 +16,14 @@ import { ApiError } from '../http/problems.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import { marketData } from '../indexer/marketData.ts';
+import { marketRecord } from '../indexer/marketData.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
-import type { Database, TokensTable } from '../store/db.ts';
+import type { Settings } from '../settings.ts';
+import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
 import { type Operation, routeBase } from './catalog.ts';
 
 export interface TokenReadDeps {
+  settings: Settings;
   database: Database;
   chains: ChainClients;
   clock: Clock;
@@ -32,8 +34,26 @@ export interface TokenReadDeps {
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 25 }));
 const Cursor = Type.Optional(Type.String({ minLength: 1, maxLength: 4096 }));
 const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: AddressSchema() });
-/** Orders the index can serve now; the market-data orders need the market-data refresh (not built yet). */
 const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
+type Sort = (typeof SORTS)[number];
+/** The ranked orders: highest first, by a column of the refreshed market data (src/indexer/marketRefresh.ts). */
+const RANKED = {
+  trending: 'trending_score',
+  liquidity: 'liquidity_usd',
+  market_cap: 'market_cap_usd',
+  volume_24h: 'volume_24h_usd',
+} as const;
+const MARKET_COLUMNS = [
+  'm.sqrt_price_x96',
+  'm.reserve_quote_raw',
+  'm.activity',
+  'm.market_cap_usd',
+  'm.liquidity_usd',
+  'm.volume_24h_usd',
+  'm.trending_score',
+  'm.as_of_block',
+  'm.updated_at',
+] as const;
 
 /** Search candidates looked up by address; more than this many use a subquery instead. */
 const MAX_CANDIDATES = 1000;
@@ -50,10 +70,8 @@ async function indexedThrough(deps: TokenReadDeps, chainIds: readonly ChainId[])
   return chainIds.length === 1 ? (by[chainIds[0] as number] ?? null) : by;
 }
 
-function tokenRecord(deps: TokenReadDeps, t: TokensTable, include: Set<string>) {
-  const quote = deps.deployments
-    .get(t.chain_id as ChainId)
-    ?.quotes.find((q) => q.suite_id === t.suite_id && getAddress(q.address) === t.quote_address);
+function tokenRecord(deps: TokenReadDeps, t: TokensTable, include: Set<string>, market?: TokenMarketTable) {
+  const quote = deps.deployments.quote(t.chain_id as ChainId, t.suite_id, t.quote_address);
   return {
     chain_id: t.chain_id,
     market: t.market,
@@ -68,8 +86,24 @@ function tokenRecord(deps: TokenReadDeps, t: TokensTable, include: Set<string>) 
       contracts: { hook_address: t.hook },
       suite_id: t.suite_id,
     },
+    current_creator_address: t.current_creator,
     ...(include.has('pool')
       ? { pool: { hook_address: t.hook, tick_spacing: t.tick_spacing, pool_id: t.pool_id } }
+      : {}),
+    ...(include.has('market')
+      ? {
+          market_data: marketRecord(
+            market && {
+              ...market,
+              launch_supply: t.launch_supply,
+              address: t.address,
+              quote_address: t.quote_address,
+            },
+            { decimals: quote?.decimals ?? 18, stablecoin: quote?.asset_type === 'stablecoin' },
+            deps.clock.now(),
+            2 * deps.settings.marketRefreshMs,
+          ),
+        }
       : {}),
   };
 }
@@ -100,23 +134,57 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     app.route({ ...base, schema: { ...base.schema, ...schema }, handler } as never);
   };
 
-  /** A page of tokens ordered by launch (block, log index), resuming after the cursor's position. */
+  /**
+   * The version of the ranked orders of these chains: it changes with every market-data refresh, so a
+   * ranked cursor from before a refresh is refused (cursor_stale) rather than resumed in a moved order.
+   */
+  async function rankingVersion(chainIds: readonly ChainId[]): Promise<string> {
+    const rows = await db
+      .selectFrom('market_state')
+      .select(['chain_id', 'refreshed_at'])
+      .where('chain_id', 'in', [...chainIds])
+      .orderBy('chain_id')
+      .execute();
+    return rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(',');
+  }
+
+  const stale = (why: string) =>
+    new ApiError(
+      'cursor_stale',
+      `The order moved since this cursor was issued (${why}); restart from the first page`,
+    );
+
+  /**
+   * A page of tokens: in launch order (block, log index, chain) for newest/oldest, or highest first by
+   * a refreshed market value (then chain, address) for the ranked sorts, resuming after the cursor.
+   */
   async function tokenPage(
     request: FastifyRequest,
     operation: Operation,
     filters: { chain_id?: ChainId; market?: string; creator?: string; q?: string },
-    sort: 'newest' | 'oldest',
+    sort: Sort,
     cursor: string | undefined,
   ) {
     const limit = pageSize(request.query as Record<string, unknown>);
+    const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
     const scope = Cursors.scope(operation, { ...filters, sort });
-    let query = db.selectFrom('tokens').selectAll();
-    if (filters.chain_id) query = query.where('chain_id', '=', filters.chain_id);
-    if (filters.market && filters.market !== 'all') query = query.where('market', '=', filters.market);
-    if (filters.creator) query = query.where('creator', '=', filters.creator);
+    const ranked = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
+    let query = db
+      .selectFrom('tokens as t')
+      .leftJoin('token_market as m', (j) =>
+        j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+      )
+      .selectAll('t')
+      .select(MARKET_COLUMNS);
+    // Ranked orders filter and order on token_market's own columns (its indexes); the others on tokens'.
+    const on = ranked ? ('m' as const) : ('t' as const);
+    if (filters.chain_id) query = query.where(`${on}.chain_id`, '=', filters.chain_id);
+    if (filters.market && filters.market !== 'all') query = query.where(`${on}.market`, '=', filters.market);
+    if (ranked) query = query.where(`m.${ranked}`, 'is not', null);
+    if (filters.creator) query = query.where('t.creator', '=', filters.creator);
     if (filters.q) {
       const q = filters.q;
-      if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('address', '=', getAddress(q));
+      if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
       else {
         // Candidates from the word index: the longest query word as a prefix (the most selective);
         // then every word of the query must appear in the name or symbol.
@@ -125,14 +193,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         const key = words
           .map((w, i) => ({ w, i }))
           .sort((a, b) => b.w.length - a.w.length || b.i - a.i)[0]?.w;
-        if (!key)
-          return list(
-            request,
-            deps,
-            [],
-            null,
-            await indexedThrough(deps, filters.chain_id ? [filters.chain_id] : CHAIN_IDS),
-          );
+        if (!key) return list(request, deps, [], null, await indexedThrough(deps, chainIds));
         let candidates = db
           .selectFrom('token_words')
           .select('address')
@@ -144,47 +205,94 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
         query =
           few.length <= MAX_CANDIDATES
-            ? query.where('address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
-            : query.where('address', 'in', candidates);
+            ? query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
+            : query.where('t.address', 'in', candidates);
         for (const w of words) {
           const like = `%${w}%`;
           query = query.where((eb) =>
-            eb.or([eb(eb.fn('lower', ['name']), 'like', like), eb(eb.fn('lower', ['symbol']), 'like', like)]),
+            eb.or([
+              eb(eb.fn('lower', ['t.name']), 'like', like),
+              eb(eb.fn('lower', ['t.symbol']), 'like', like),
+            ]),
           );
         }
       }
     }
-    if (cursor) {
-      const [block, log, chain] = deps.cursors.decode(cursor, scope) as [number, number, number];
+    const version = ranked ? await rankingVersion(chainIds) : '';
+    if (cursor && ranked) {
+      const [value, chain, address, issued] = deps.cursors.decode(cursor, scope) as [
+        number,
+        number,
+        string,
+        string,
+      ];
+      if (issued !== version) throw stale('the market data was refreshed');
+      query = query.where((eb) =>
+        eb.or([
+          eb(`m.${ranked}`, '<', value),
+          eb.and([eb(`m.${ranked}`, '=', value), eb('m.chain_id', '<', chain)]),
+          eb.and([
+            eb(`m.${ranked}`, '=', value),
+            eb('m.chain_id', '=', chain),
+            eb('m.address', '<', address),
+          ]),
+        ]),
+      );
+    } else if (cursor) {
+      const [block, log, chain, address] = deps.cursors.decode(cursor, scope) as [
+        number,
+        number,
+        number,
+        string,
+      ];
+      // The token the cursor stands on must still be where it was: a reorg may have removed it.
+      const anchor = await db
+        .selectFrom('tokens')
+        .select('block_number')
+        .where('chain_id', '=', chain as ChainId)
+        .where('address', '=', String(address))
+        .executeTakeFirst();
+      if (!anchor || Number(anchor.block_number) !== block)
+        throw stale('its token left the index in a reorg');
       const cmp = sort === 'newest' ? '<' : '>';
       query = query.where((eb) =>
         eb.or([
-          eb('block_number', cmp, block),
-          eb.and([eb('block_number', '=', block), eb('log_index', cmp, log)]),
-          eb.and([eb('block_number', '=', block), eb('log_index', '=', log), eb('chain_id', cmp, chain)]),
+          eb('t.block_number', cmp, block),
+          eb.and([eb('t.block_number', '=', block), eb('t.log_index', cmp, log)]),
+          eb.and([
+            eb('t.block_number', '=', block),
+            eb('t.log_index', '=', log),
+            eb('t.chain_id', cmp, chain),
+          ]),
         ]),
       );
     }
-    const dir = sort === 'newest' ? 'desc' : 'asc';
-    const rows = await query
-      .orderBy('block_number', dir)
-      .orderBy('log_index', dir)
-      .orderBy('chain_id', dir)
-      .limit(limit + 1)
-      .execute();
+    const dir = sort === 'oldest' ? 'asc' : 'desc';
+    query = ranked
+      ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
+      : query.orderBy('t.block_number', dir).orderBy('t.log_index', dir).orderBy('t.chain_id', dir);
+    const rows = await query.limit(limit + 1).execute();
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const next =
-      rows.length > limit && last
-        ? deps.cursors.encode(scope, [Number(last.block_number), last.log_index, last.chain_id])
-        : null;
-    const through = await indexedThrough(deps, filters.chain_id ? [filters.chain_id] : CHAIN_IDS);
+    let next: string | null = null;
+    if (rows.length > limit && last)
+      next = ranked
+        ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, version])
+        : deps.cursors.encode(scope, [
+            Number(last.block_number),
+            last.log_index,
+            last.chain_id,
+            last.address,
+          ]);
+    const include = new Set(ranked ? ['market'] : []);
     return list(
       request,
       deps,
-      page.map((t) => tokenRecord(deps, t, new Set())),
+      page.map((t) =>
+        tokenRecord(deps, t, include, t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t)),
+      ),
       next,
-      through,
+      await indexedThrough(deps, chainIds),
     );
   }
 
@@ -206,16 +314,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const q = request.query as {
         chain_id?: ChainId;
         market?: string;
-        sort?: (typeof SORTS)[number];
+        sort?: Sort;
         cursor?: string;
       };
       const sort = q.sort ?? 'newest';
-      if (sort !== 'newest' && sort !== 'oldest') {
-        throw new ApiError(
-          'unsupported_operation',
-          `sort=${sort} needs market data, which this gateway version does not index yet; use newest or oldest`,
-        );
-      }
       return tokenPage(
         request,
         'token_list',
@@ -292,25 +394,31 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           'not_found',
           `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
         );
-      const record: Record<string, unknown> = tokenRecord(deps, row, include);
-      if (include.has('market')) {
-        const manifest = deps.deployments.get(p.chain_id);
-        const suite = manifest?.suites.find((x) => x.id === row.suite_id);
-        const quote = manifest?.quotes.find(
-          (q) => q.suite_id === row.suite_id && getAddress(q.address) === row.quote_address,
-        );
-        if (!suite)
-          throw new ApiError('not_found', `The suite of ${row.address} is not in this gateway's manifests`);
-        record.market_data = await withSnapshot(deps.chains, p.chain_id, (snapshot) =>
-          marketData(
-            snapshot,
-            deps.database,
-            row,
-            { decimals: quote?.decimals ?? 18, stablecoin: quote?.asset_type === 'stablecoin' },
-            suite.contracts.state_view as Address,
-          ),
-        );
-      }
+      const [market, extras] = await Promise.all([
+        include.has('market')
+          ? db
+              .selectFrom('token_market')
+              .selectAll()
+              .where('chain_id', '=', p.chain_id)
+              .where('address', '=', row.address)
+              .executeTakeFirst()
+          : undefined,
+        // Extra metadata: the latest value of each key set after launch.
+        db
+          .selectFrom('token_updates')
+          .select(['field', 'value'])
+          .where('chain_id', '=', p.chain_id)
+          .where('token', '=', row.address)
+          .where('field', 'like', 'extra:%')
+          .orderBy('block_number')
+          .orderBy('log_index')
+          .execute(),
+      ]);
+      const record = tokenRecord(deps, row, include, market);
+      record.token = {
+        ...record.token,
+        extra_metadata: Object.fromEntries(extras.map((e) => [e.field.slice('extra:'.length), e.value])),
+      } as typeof record.token;
       const body = envelope(request.id, deps.clock.now(), record);
       return {
         ...body,
@@ -397,14 +505,24 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
   });
 
   // A snapshot of a token's holders at one pinned block: every address the token was ever sent to
-  // (from the index) with its balance read live; the largest first, labelled where known.
+  // (from the index) with its balance read live; the largest first, labelled where known. Later pages
+  // read the same block (the cursor carries it), so the pages of one walk add up to one snapshot; a
+  // cursor whose block left the chain is cursor_stale.
   route(
     'holder_snapshot',
-    { params: TokenParams, querystring: Type.Object({ limit: Limit }, { additionalProperties: false }) },
+    {
+      params: TokenParams,
+      querystring: Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false }),
+    },
     async (request) => {
       const p = request.params as { chain_id: ChainId; token_address: string };
       const token = getAddress(p.token_address);
       const limit = pageSize(request.query as Record<string, unknown>);
+      const scope = Cursors.scope('holder_snapshot', { chain: p.chain_id, token });
+      const cursor = (request.query as { cursor?: string }).cursor;
+      const resume = cursor
+        ? (deps.cursors.decode(cursor, scope) as [string, Hex, string, string, string])
+        : undefined;
       const row = await db
         .selectFrom('tokens')
         .selectAll()
@@ -422,7 +540,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           .execute()
       ).map((h) => h.holder as Address);
       const through = await indexedThrough(deps, [p.chain_id]);
-      return withSnapshot(deps.chains, p.chain_id, async (snapshot) => {
+      const work = async (snapshot: Snapshot) => {
         const [supply, rights] = (await snapshot.readAll([
           { address: token, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
           ...(suite
@@ -456,35 +574,61 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           ].flatMap(([a, l]) => (a ? [[getAddress(a), l as string]] : [])) as [string, string][],
         );
         const creator = rights?.currentCreator ? getAddress(rights.currentCreator) : null;
+        // Largest first; equal balances by address, so that the order is total and pages resume exactly.
+        const after = (a: { balance: bigint; address: string }, b: { balance: bigint; address: string }) =>
+          a.balance !== b.balance ? a.balance < b.balance : a.address > b.address;
         const rows = holders
           .map((address, i) => ({ address, balance: balances[i] as bigint }))
           .filter((h) => h.balance > 0n)
-          .sort((a, b) =>
-            b.balance > a.balance ? 1 : b.balance < a.balance ? -1 : a.address.localeCompare(b.address),
-          );
+          .sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
+        const start = resume
+          ? rows.findIndex((h) => after(h, { balance: BigInt(resume[3]), address: resume[4] }))
+          : 0;
+        const page = start < 0 ? [] : rows.slice(start, start + limit);
         const percent = (balance: bigint) => {
           const bp = supply > 0n ? (balance * 1_000_000n) / supply : 0n; // in 0.0001 %
           return `${bp / 10_000n}.${(bp % 10_000n).toString().padStart(4, '0')}`;
         };
-        const items = rows.slice(0, limit).map((h) => ({
+        const items = page.map((h) => ({
           address: h.address,
           balance_raw: h.balance.toString(),
           supply_percent: percent(h.balance),
           label: labels.get(h.address) ?? (h.address === creator ? 'creator' : null),
           is_creator: h.address === creator,
         }));
+        const last = page.at(-1);
+        const more = start >= 0 && start + limit < rows.length && last;
         const body = envelope(request.id, deps.clock.now(), items);
         return {
           data: body.data,
           summary: { total_holders: rows.length, total_supply_raw: supply.toString() },
-          pagination: { next_cursor: null },
+          pagination: {
+            next_cursor: more
+              ? deps.cursors.encode(scope, [
+                  snapshot.blockNumber.toString(),
+                  snapshot.blockHash,
+                  snapshot.timestamp.toString(),
+                  last.balance.toString(),
+                  last.address,
+                ])
+              : null,
+          },
           meta: {
             ...body.meta,
             as_of_block: snapshot.blockNumber.toString(),
             indexed_through_block: through,
           },
         };
-      });
+      };
+      if (!resume) return withSnapshot(deps.chains, p.chain_id, work);
+      const head = { number: BigInt(resume[0]), hash: resume[1], timestamp: BigInt(resume[2]) };
+      return withSnapshotAt(
+        deps.chains,
+        p.chain_id,
+        head,
+        () => stale('its snapshot block left the chain'),
+        work,
+      );
     },
   );
 }

@@ -65,6 +65,8 @@ export interface TokensTable {
   log_index: number;
   tx_hash: string;
   created_at: number | string | bigint;
+  current_creator: string;
+  launch_supply: string;
 }
 export interface TradesTable {
   chain_id: number;
@@ -84,6 +86,7 @@ export interface TradesTable {
   fee_currency: string;
   referrer: string | null;
   comment: string;
+  sqrt_price_x96: string | null;
 }
 export interface AnnouncementsTable {
   chain_id: number;
@@ -124,6 +127,37 @@ export interface TokenHoldersTable {
   block_number: number | string | bigint;
 }
 
+export interface TokenUpdatesTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  token: string;
+  field: string;
+  value: string;
+}
+export interface TokenMarketTable {
+  chain_id: number;
+  address: string;
+  market: string;
+  sqrt_price_x96: string;
+  reserve_quote_raw: string;
+  /** JSON: {"1h"|"6h"|"24h": {trades, volume_quote_raw}} */
+  activity: string;
+  market_cap_usd: number;
+  liquidity_usd: number;
+  volume_24h_usd: number;
+  trending_score: number;
+  as_of_block: number | string | bigint;
+  updated_at: number | string | bigint;
+}
+export interface MarketStateTable {
+  chain_id: number;
+  refreshed_at: number | string | bigint;
+  chain_time: number | string | bigint;
+  as_of_block: number | string | bigint;
+}
+
 export interface Tables {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyTable;
@@ -135,6 +169,9 @@ export interface Tables {
   fee_events: FeeEventsTable;
   token_words: TokenWordsTable;
   token_holders: TokenHoldersTable;
+  token_updates: TokenUpdatesTable;
+  token_market: TokenMarketTable;
+  market_state: MarketStateTable;
 }
 
 export interface Database {

@@ -193,6 +193,83 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0007_market_data': {
+    async up(db: AnyDb) {
+      // What changed after a launch (name, symbol, contract URI, extra metadata, current creator), one row
+      // per event; the launch's own values are the first rows. A token's fields are its latest rows, so a
+      // reorg that deletes rows leaves the fields recomputable from what survives.
+      await db.schema
+        .createTable('token_updates')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('token', 'varchar(42)', (c) => c.notNull())
+        .addColumn('field', 'varchar(300)', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('token_updates_pk', ['chain_id', 'tx_hash', 'log_index', 'field'])
+        .execute();
+      await db.schema
+        .createIndex('token_updates_token')
+        .on('token_updates')
+        .columns(['chain_id', 'token', 'field', 'block_number', 'log_index'])
+        .execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('current_creator', 'varchar(42)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('launch_supply', 'text', (c) => c.notNull().defaultTo('0'))
+        .execute();
+      await db
+        .updateTable('tokens')
+        .set({ current_creator: sql`creator` })
+        .execute();
+      await db.schema.createIndex('tokens_current_creator').on('tokens').column('current_creator').execute();
+      // The pool price after each swap, from the PoolManager's Swap event.
+      await db.schema.alterTable('trades').addColumn('sqrt_price_x96', 'text').execute();
+      // Derived market data, refreshed on a schedule (src/indexer/marketRefresh.ts). Ranked values are
+      // doubles for ordering; -1 where a value has no USD price (they sort last).
+      await db.schema
+        .createTable('token_market')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('market', 'varchar(16)', (c) => c.notNull())
+        .addColumn('sqrt_price_x96', 'text', (c) => c.notNull())
+        .addColumn('reserve_quote_raw', 'text', (c) => c.notNull())
+        .addColumn('activity', 'text', (c) => c.notNull())
+        .addColumn('market_cap_usd', 'double precision', (c) => c.notNull())
+        .addColumn('liquidity_usd', 'double precision', (c) => c.notNull())
+        .addColumn('volume_24h_usd', 'double precision', (c) => c.notNull())
+        .addColumn('trending_score', 'double precision', (c) => c.notNull())
+        .addColumn('as_of_block', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('token_market_pk', ['chain_id', 'address'])
+        .execute();
+      for (const column of ['market_cap_usd', 'liquidity_usd', 'volume_24h_usd', 'trending_score']) {
+        await db.schema
+          .createIndex(`token_market_${column}`)
+          .on('token_market')
+          .columns([column, 'chain_id', 'address'])
+          .execute();
+        await db.schema
+          .createIndex(`token_market_chain_${column}`)
+          .on('token_market')
+          .columns(['chain_id', 'market', column, 'address'])
+          .execute();
+      }
+      // Per chain: when market data was last refreshed (the ranking's version, for cursor_stale), the
+      // chain time it was computed for, and the last trade it has taken into the reserves.
+      await db.schema
+        .createTable('market_state')
+        .addColumn('chain_id', 'integer', (c) => c.primaryKey())
+        .addColumn('refreshed_at', 'bigint', (c) => c.notNull())
+        .addColumn('chain_time', 'bigint', (c) => c.notNull())
+        .addColumn('as_of_block', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 });
 
 /**

@@ -1,0 +1,217 @@
+// The scheduled market-data refresh of one chain, computed from the index at its indexed_through block:
+// price (the last indexed Swap's sqrtPriceX96; the pool's slot0 before any trade), market cap (price ×
+// launch supply), liquidity (the quote currency the pool holds: launch pools are seeded with the token
+// only and their liquidity is locked, so the quote reserve is the sum of the swaps' quote deltas),
+// 1h/6h/24h activity and the trending score. Only tokens whose values can have moved are recomputed:
+// new ones, those marked by a reorg, and those with trades in the last 24 h or since the last refresh.
+import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
+import { ERC20_ABI } from '../chain/erc20.ts';
+import type { RpcEndpoint } from '../chain/rpc.ts';
+import { UNISWAP } from '../devnet/uniswap.ts';
+import type { ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
+import { type Activity, pricePerToken, trendingScore, usdRank, WINDOWS } from './marketData.ts';
+
+const CHUNK = 500;
+
+/** Refreshes one chain's market data; returns how many tokens were recomputed. */
+export async function refreshMarket(opts: {
+  chainId: ChainId;
+  endpoint: RpcEndpoint;
+  database: Database;
+  deployments: Deployments;
+  nowMs: number;
+}): Promise<number> {
+  const { chainId, database, deployments } = opts;
+  const db = database.db;
+  const state = await db
+    .selectFrom('index_state')
+    .select('indexed_through')
+    .where('chain_id', '=', chainId)
+    .executeTakeFirst();
+  if (!state) return 0;
+  const through = Number(state.indexed_through);
+  const [block] = await opts.endpoint.batchResults<{ timestamp: Hex } | null>([
+    { method: 'eth_getBlockByNumber', params: [numberToHex(through), false] },
+  ]);
+  if (!block) throw new Error(`block ${through} is not available for the market refresh`);
+  const chainTime = Number(BigInt(block.timestamp));
+  const previous = await db
+    .selectFrom('market_state')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .executeTakeFirst();
+
+  const since = previous ? Number(previous.chain_time) - WINDOWS['24h'] : 0;
+  const due = new Set<string>();
+  const add = (rows: { address: string }[]) => rows.forEach((r) => due.add(r.address));
+  add(
+    await db
+      .selectFrom('tokens as t')
+      .leftJoin('token_market as m', (j) =>
+        j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+      )
+      .select('t.address')
+      .where('t.chain_id', '=', chainId)
+      .where((eb) => eb.or([eb('m.address', 'is', null), eb('m.as_of_block', '<', 0)]))
+      .execute(),
+  );
+  add(
+    await db
+      .selectFrom('trades')
+      .select('token as address')
+      .distinct()
+      .where('chain_id', '=', chainId)
+      .where((eb) =>
+        eb.or([eb('timestamp', '>=', since), eb('block_number', '>', Number(previous?.as_of_block ?? -1))]),
+      )
+      .execute(),
+  );
+
+  const addresses = [...due];
+  for (let i = 0; i < addresses.length; i += CHUNK) {
+    const chunk = addresses.slice(i, i + CHUNK);
+    const tokens = await db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('address', 'in', chunk)
+      .execute();
+    const trades = await db
+      .selectFrom('trades')
+      .select(['token', 'side', 'quote_amount_raw', 'fee_raw', 'timestamp', 'trader', 'sqrt_price_x96'])
+      .where('chain_id', '=', chainId)
+      .where('token', 'in', chunk)
+      .where('block_number', '<=', through)
+      .orderBy('block_number')
+      .orderBy('log_index')
+      .execute();
+    const byToken = new Map<string, typeof trades>();
+    for (const t of trades) byToken.set(t.token, [...(byToken.get(t.token) ?? []), t]);
+    const live = await liveReads(opts, tokens, byToken, through);
+    const rows: TokenMarketTable[] = tokens.map((token) => {
+      const own = byToken.get(token.address) ?? [];
+      const sqrt = BigInt(own.at(-1)?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
+      const supply = BigInt(
+        token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
+      );
+      // The pool's quote reserve: what buys paid in (without the hook's fee) less what sells took out.
+      let reserve = 0n;
+      for (const t of own) {
+        const amount = BigInt(t.quote_amount_raw);
+        const fee = BigInt(t.fee_raw);
+        reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
+      }
+      const activity = Object.fromEntries(
+        Object.entries(WINDOWS).map(([name, seconds]) => {
+          const recent = own.filter((t) => Number(t.timestamp) > chainTime - seconds);
+          const volume = recent.reduce((sum, t) => sum + BigInt(t.quote_amount_raw), 0n);
+          return [name, { trades: recent.length, volume_quote_raw: volume.toString() }];
+        }),
+      ) as Activity;
+      const q = deployments.quote(chainId, token.suite_id, token.quote_address);
+      const quote = { decimals: q?.decimals ?? 18, stablecoin: q?.asset_type === 'stablecoin' };
+      const cap = (pricePerToken(sqrt, token.address, token.quote_address) * supply) / 10n ** 18n;
+      return {
+        chain_id: chainId,
+        address: token.address,
+        market: token.market,
+        sqrt_price_x96: sqrt.toString(),
+        reserve_quote_raw: reserve.toString(),
+        activity: JSON.stringify(activity),
+        market_cap_usd: usdRank(cap, quote),
+        liquidity_usd: usdRank(reserve, quote),
+        volume_24h_usd: usdRank(BigInt(activity['24h'].volume_quote_raw), quote),
+        trending_score: trendingScore(
+          own.map((t) => ({ timestamp: Number(t.timestamp), trader: t.trader })),
+          chainTime,
+        ),
+        as_of_block: through,
+        updated_at: opts.nowMs,
+      };
+    });
+    if (rows.length > 0)
+      await db
+        .insertInto('token_market')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['chain_id', 'address']).doUpdateSet((eb) => ({
+            sqrt_price_x96: eb.ref('excluded.sqrt_price_x96'),
+            reserve_quote_raw: eb.ref('excluded.reserve_quote_raw'),
+            activity: eb.ref('excluded.activity'),
+            market_cap_usd: eb.ref('excluded.market_cap_usd'),
+            liquidity_usd: eb.ref('excluded.liquidity_usd'),
+            volume_24h_usd: eb.ref('excluded.volume_24h_usd'),
+            trending_score: eb.ref('excluded.trending_score'),
+            as_of_block: eb.ref('excluded.as_of_block'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute();
+  }
+  const next = { refreshed_at: opts.nowMs, chain_time: chainTime, as_of_block: through };
+  await db
+    .insertInto('market_state')
+    .values({ chain_id: chainId, ...next })
+    .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
+    .execute();
+  return addresses.length;
+}
+
+/**
+ * What the index cannot tell, read at the refresh's block in one batch: the pool price of tokens never
+ * traded, and the supply of tokens indexed before launch supplies were recorded.
+ */
+async function liveReads(
+  opts: { chainId: ChainId; endpoint: RpcEndpoint; deployments: Deployments },
+  tokens: TokensTable[],
+  trades: Map<string, unknown[]>,
+  through: number,
+) {
+  const suites = opts.deployments.get(opts.chainId)?.suites ?? [];
+  const slot0 = UNISWAP.StateView().abi as Abi;
+  const untraded = tokens.filter((t) => !trades.has(t.address));
+  const unsupplied = tokens.filter((t) => t.launch_supply === '0');
+  const at = numberToHex(through);
+  const answers = await opts.endpoint.batchResults<Hex>([
+    ...untraded.map((t) => ({
+      method: 'eth_call',
+      params: [
+        {
+          to: suites.find((s) => s.id === t.suite_id)?.contracts.state_view,
+          data: encodeFunctionData({ abi: slot0, functionName: 'getSlot0', args: [t.pool_id as Hex] }),
+        },
+        at,
+      ],
+    })),
+    ...unsupplied.map((t) => ({
+      method: 'eth_call',
+      params: [
+        { to: t.address, data: encodeFunctionData({ abi: ERC20_ABI as Abi, functionName: 'totalSupply' }) },
+        at,
+      ],
+    })),
+  ]);
+  const sqrt = new Map(
+    untraded.map((t, i) => {
+      const [price] = decodeFunctionResult({
+        abi: slot0,
+        functionName: 'getSlot0',
+        data: answers[i] as Hex,
+      }) as [bigint];
+      return [t.address, price];
+    }),
+  );
+  const supply = new Map(
+    unsupplied.map((t, i) => [
+      t.address,
+      decodeFunctionResult({
+        abi: ERC20_ABI as Abi,
+        functionName: 'totalSupply',
+        data: answers[untraded.length + i] as Hex,
+      }) as bigint,
+    ]),
+  );
+  return { sqrt, supply };
+}
