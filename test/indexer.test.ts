@@ -3,7 +3,7 @@
 // surviving chain in the index.
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AnnouncementRegistryAbi, FeeEscrowAbi } from '../contracts/artifacts/index.ts';
+import { AnnouncementRegistryAbi, FeeEscrowAbi, LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
@@ -207,10 +207,11 @@ describe('indexed reads', () => {
       blockNumber: at,
     })) as [bigint];
     // ETH is currency0 of every ETH pool: the token's price in ETH is 2^192 / sqrtPrice².
-    const perToken = ((1n << 192n) * 10n ** 18n) / (sqrt * sqrt);
-    expect(m.price.quote).toBe(decimal(perToken, 18));
+    // (In raw units per whole token, with 18 more digits: prices can be below one raw quote unit.)
+    const perToken = ((1n << 192n) * 10n ** 36n) / (sqrt * sqrt);
+    expect(m.price.quote).toBe(decimal(perToken, 36, 36));
     expect(m).toMatchObject({ data_status: 'fresh', price: { usd: null }, quote_price: { usd: null } });
-    expect(m.market_cap.quote).toBe(decimal((perToken * 10n ** 27n) / 10n ** 18n, 18, 2));
+    expect(m.market_cap.quote).toBe(decimal((perToken * 10n ** 27n) / 10n ** 36n, 18, 2));
     expect(m.activity['24h']).toEqual({
       trades: 1,
       volume_quote_raw: (10n ** 17n).toString(),
@@ -221,6 +222,161 @@ describe('indexed reads', () => {
     expect(usdc.price.usd).toBe(usdc.price.quote);
     expect(usdc.price.usd).toMatch(/^0\.0000/); // the USDC start price of a launch
     expect(usdc.activity['1h']).toEqual({ trades: 0, volume_quote_raw: '0', volume_usd: '0' });
+  });
+
+  it('ranks tokens by refreshed market data; a cursor from before a refresh is cursor_stale', async () => {
+    const usdc = base.quote('USDC');
+    const hook = base.current.hook;
+    // Made by and traded by wallets the other tests do not look at.
+    const busy = await base.launch(base.account(0), { name: 'Busy Bee', symbol: 'BUSY', quote: usdc });
+    const calm = await base.launch(base.account(0), { name: 'Calm Cow', symbol: 'CALM', quote: usdc });
+    await base.advance(21);
+    const paid = new Map<Address, bigint>(); // what the Swap events moved into each pool, in USDC
+    const swap = async (trader: Address, token: Address, amount: bigint) => {
+      await base.approveForRouter(trader, usdc);
+      const receipt = await base.swap(trader, launchPoolKey(token, usdc, 200, hook), usdc, amount);
+      const [s] = base.events(receipt, UNISWAP.PoolManager().abi, 'Swap') as {
+        amount0: bigint;
+        amount1: bigint;
+      }[];
+      const quoteDelta = BigInt(token) < BigInt(usdc) ? (s?.amount1 as bigint) : (s?.amount0 as bigint);
+      paid.set(token, (paid.get(token) ?? 0n) - quoteDelta);
+    };
+    // Three traders buy the busy token; one buys more of the calm one.
+    for (const i of [0, 3, 4]) await swap(base.account(i), busy.token, 50n * 10n ** 6n);
+    await swap(base.account(4), calm.token, 500n * 10n ** 6n);
+    const m = await refreshed(busy.token);
+    expect(m.liquidity.quote_raw).toBe((paid.get(busy.token) as bigint).toString());
+    expect(m.activity['24h']).toEqual({ trades: 3, volume_quote_raw: '150000000', volume_usd: '150' });
+    await refreshed(calm.token);
+
+    const order = async (sort: string) => {
+      const r = await get(`/v1/tokens?chain_id=8453&sort=${sort}&limit=100`);
+      expect(r.status, r.body).toBe(200);
+      return r.json.data as { token: { address: Address }; market_data: { updated_at: string } }[];
+    };
+    const addresses = (rows: { token: { address: Address } }[]) => rows.map((t) => t.token.address);
+    // USD-priced (USDC) tokens first by value; the ETH-quoted ones have no USD value and come last.
+    for (const sort of ['volume_24h', 'market_cap', 'liquidity']) {
+      const rows = await order(sort);
+      expect(addresses(rows).slice(0, 3), sort).toEqual([calm.token, busy.token, tokens[1]]);
+      expect(rows).toHaveLength(tokens.length + 3);
+      expect(Date.parse(rows[0]?.market_data.updated_at as string)).toBeGreaterThan(0);
+    }
+    // Trending counts trades and traders: three traders beat one bigger buyer.
+    expect(addresses(await order('trending')).slice(0, 2)).toEqual([busy.token, calm.token]);
+
+    // A ranked walk with no duplicate and no gap (restarted if a refresh moved the order meanwhile).
+    const everything = addresses(await order('trending'));
+    let walked: Address[] = [];
+    for (let attempt = 0; attempt < 20 && walked.length !== everything.length; attempt++) {
+      walked = [];
+      let cursor: string | null = null;
+      do {
+        const r = await get(
+          `/v1/tokens?chain_id=8453&sort=trending&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        if (r.status === 409) {
+          expect(r.json.code).toBe('cursor_stale');
+          walked = [];
+          break;
+        }
+        walked.push(...addresses(r.json.data));
+        cursor = r.json.pagination.next_cursor;
+      } while (cursor);
+    }
+    expect(new Set(walked)).toEqual(new Set(everything));
+    expect(walked).toHaveLength(everything.length);
+
+    // A cursor issued before a refresh is refused: the order may have moved under it.
+    const first = await get('/v1/tokens?chain_id=8453&sort=trending&limit=1');
+    const before = first.json.data[0].market_data.updated_at as string;
+    for (let i = 0; i < 200; i++) {
+      const now = (await get(`/v1/tokens/8453/${busy.token}?include=market`)).json.data.market_data
+        .updated_at;
+      if (now !== before) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    const cursor = encodeURIComponent(first.json.pagination.next_cursor);
+    expectProblem(
+      await get(`/v1/tokens?chain_id=8453&sort=trending&limit=1&cursor=${cursor}`),
+      409,
+      'cursor_stale',
+    );
+    expectProblem(
+      await get(`/v1/tokens?chain_id=8453&sort=newest&limit=1&cursor=${cursor}`),
+      409,
+      'cursor_filter_mismatch',
+    );
+    tokens.push(busy.token, calm.token);
+  });
+
+  it('follows metadata and creator-rights changes; search finds the new name only', async () => {
+    const token = tokens[2] as Address; // Gamma Fox, launched by account 2
+    const factory = base.current.factory;
+    const [creator, heir] = [base.account(2), base.account(3)];
+    const f = LaunchFactoryAbi as Abi;
+    await base.call(creator, factory, f, 'updateTokenName', [token, 'Delta Wolf']);
+    await base.call(creator, factory, f, 'updateTokenSymbol', [token, 'DWLF']);
+    await base.call(creator, factory, f, 'updateTokenContractURI', [token, 'https://example.org/wolf.json']);
+    await base.call(creator, factory, f, 'updateTokenExtraMetadata', [
+      token,
+      'website',
+      'https://wolf.example',
+    ]);
+    await base.call(creator, factory, f, 'proposeCreatorRightsTransfer', [token, heir]);
+    await base.call(heir, factory, f, 'acceptCreatorRightsTransfer', [token]);
+    await indexed();
+    const detail = (await get(`/v1/tokens/8453/${token}`)).json.data;
+    expect(detail.token).toMatchObject({
+      name: 'Delta Wolf',
+      symbol: 'DWLF',
+      metadata_uri: 'https://example.org/wolf.json',
+      extra_metadata: { website: 'https://wolf.example' },
+    });
+    expect(detail.launch.creator_address).toBe(creator);
+    expect(detail.current_creator_address).toBe(heir);
+    const search = async (q: string) =>
+      (await get(`/v1/tokens/search?q=${q}`)).json.data.map(
+        (t: { token: { address: string } }) => t.token.address,
+      );
+    expect(await search('wolf')).toEqual([token]);
+    expect(await search('dwlf')).toEqual([token]);
+    expect(await search('fox')).toEqual([]);
+  });
+
+  it('pages a holder snapshot at one block', async () => {
+    const token = tokens.at(-2) as Address; // Busy Bee: the pool, the hook and three buyers hold it
+    const whole = await get(`/v1/tokens/8453/${token}/holders?limit=50`);
+    expect(whole.json.pagination.next_cursor).toBeNull();
+    const all = whole.json.data as { address: string; balance_raw: string }[];
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    // A trade after the first page does not move later pages: they read the first page's block.
+    const first = await get(`/v1/tokens/8453/${token}/holders?limit=2`);
+    await base.swap(
+      base.account(4),
+      launchPoolKey(token, base.quote('USDC'), 200, base.current.hook),
+      base.quote('USDC'),
+      10n ** 6n,
+    );
+    const pages = [first];
+    while (pages.at(-1)?.json.pagination.next_cursor) {
+      const cursor = encodeURIComponent(pages.at(-1)?.json.pagination.next_cursor);
+      pages.push(await get(`/v1/tokens/8453/${token}/holders?limit=2&cursor=${cursor}`));
+    }
+    for (const page of pages) {
+      expect(page.status, page.body).toBe(200);
+      expect(page.json.meta.as_of_block).toBe(first.json.meta.as_of_block);
+    }
+    expect(first.json.meta.as_of_block).toBe(whole.json.meta.as_of_block);
+    expect(pages.flatMap((p) => p.json.data)).toEqual(all);
+    // While a fresh snapshot sees the trade.
+    const fresh = await get(`/v1/tokens/8453/${token}/holders?limit=50`);
+    expect(BigInt(fresh.json.meta.as_of_block)).toBeGreaterThan(BigInt(whole.json.meta.as_of_block));
+    expect(fresh.json.data).not.toEqual(all);
+    // A cursor of another token is refused.
+    const other = `/v1/tokens/8453/${tokens[0]}/holders?limit=2&cursor=${encodeURIComponent(first.json.pagination.next_cursor)}`;
+    expectProblem(await get(other), 409, 'cursor_filter_mismatch');
   });
 
   it('summarises a wallet and lists its activity newest first, page by page', async () => {
@@ -322,12 +478,17 @@ describe('indexed reads', () => {
     const key = launchPoolKey(traded, zeroAddress, 200, base.current.hook);
     const snapshot = (await base.client.request({ method: 'evm_snapshot', params: [] } as never)) as string;
     const orphan = await base.swap(trader, key, zeroAddress, 5n * 10n ** 16n);
-    await indexed();
+    await base.call(base.account(1), base.current.factory, LaunchFactoryAbi as Abi, 'updateTokenName', [
+      traded,
+      'Orphan Name',
+    ]);
+    const volumeBefore = BigInt((await refreshed(traded)).activity['24h'].volume_quote_raw);
     expect(
       (await get(`/v1/tokens/8453/${traded}/trades`)).json.data.map(
         (t: { transaction_hash: string }) => t.transaction_hash,
       ),
     ).toContain(orphan.transactionHash);
+    expect((await get(`/v1/tokens/8453/${traded}`)).json.data.token.name).toBe('Orphan Name');
     // Back to before that trade; another trade and more blocks take its place.
     await base.client.request({ method: 'evm_revert', params: [snapshot] } as never);
     const survivor = await base.swap(trader, key, zeroAddress, 2n * 10n ** 16n);
@@ -339,6 +500,15 @@ describe('indexed reads', () => {
     expect(hashes).toContain(survivor.transactionHash);
     expect(hashes).not.toContain(orphan.transactionHash);
     expect(hashes).toHaveLength(2);
+    // The rename went with its block: the launch name is back, in the record and in search.
+    expect((await get(`/v1/tokens/8453/${traded}`)).json.data.token.name).toBe('Alpha Dog');
+    const found = async (q: string) => (await get(`/v1/tokens/search?q=${q}`)).json.data.length;
+    expect(await found('orphan')).toBe(0);
+    expect(await found('alpha')).toBe(1);
+    // Market data is recomputed without the orphaned trade (5e16 in) and with the survivor (2e16 in).
+    expect((await refreshed(traded)).activity['24h'].volume_quote_raw).toBe(
+      (volumeBefore - 5n * 10n ** 16n + 2n * 10n ** 16n).toString(),
+    );
   });
 });
 

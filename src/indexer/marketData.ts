@@ -18,14 +18,25 @@ export function decimal(raw: bigint, decimals: number, places = 12): string {
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
 
-/** The price of one whole token (1e18 raw) in raw quote units, from the pool's sqrtPriceX96. */
+/** Extra precision of prices: a launch token can be worth less than one raw unit of a 6-decimal quote. */
+export const PRICE_SCALE = 10n ** 18n;
+
+/**
+ * The price of one whole token (1e18 raw) in raw quote units, times PRICE_SCALE, from the pool's
+ * sqrtPriceX96 (Uniswap orders currencies by address; the pool price is currency1 per currency0).
+ */
 export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string): bigint {
   const q192 = 1n << 192n;
   const sq = sqrtPriceX96 * sqrtPriceX96;
   if (sq === 0n) return 0n;
-  // Uniswap orders currencies by address; the price is currency1 per currency0.
   const tokenIs0 = BigInt(token) < BigInt(quote);
-  return tokenIs0 ? (sq * 10n ** 18n) / q192 : (q192 * 10n ** 18n) / sq;
+  const wholeScaled = 10n ** 18n * PRICE_SCALE;
+  return tokenIs0 ? (sq * wholeScaled) / q192 : (q192 * wholeScaled) / sq;
+}
+
+/** Market cap in raw quote units: price × supply (supply in raw token units). */
+export function marketCap(priceScaled: bigint, supply: bigint): bigint {
+  return (priceScaled * supply) / 10n ** 18n / PRICE_SCALE;
 }
 
 /** Half-life of a trade's weight in the trending score. */
@@ -77,17 +88,19 @@ export function marketRecord(
       updated_at: null,
       as_of_block: null,
     };
-  const usd = (raw: bigint, places: number) =>
-    quote.stablecoin ? decimal(raw, quote.decimals, places) : null;
+  const usd = (raw: bigint, places: number, decimals = quote.decimals) =>
+    quote.stablecoin ? decimal(raw, decimals, places) : null;
   const price = pricePerToken(BigInt(row.sqrt_price_x96), row.address, row.quote_address);
-  const cap = (price * BigInt(row.launch_supply)) / 10n ** 18n;
+  const cap = marketCap(price, BigInt(row.launch_supply));
+  // Prices to 18 significant places past the quote's own decimals.
+  const priceDigits = quote.decimals + 18;
   const reserve = BigInt(row.reserve_quote_raw);
   const updatedMs = Number(row.updated_at);
   const updated_at = new Date(updatedMs).toISOString();
   const activity = JSON.parse(row.activity) as Activity;
   return {
     data_status: nowMs - updatedMs <= staleAfterMs ? 'fresh' : 'stale',
-    price: { quote: decimal(price, quote.decimals), quote_raw: price.toString(), usd: usd(price, 12) },
+    price: { quote: decimal(price, priceDigits, priceDigits), usd: usd(price, priceDigits, priceDigits) },
     market_cap: { quote: decimal(cap, quote.decimals, 2), usd: usd(cap, 2) },
     liquidity: {
       quote: decimal(reserve, quote.decimals, 6),

@@ -11,7 +11,7 @@ import { UNISWAP } from '../devnet/uniswap.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
-import { type Activity, pricePerToken, trendingScore, usdRank, WINDOWS } from './marketData.ts';
+import { type Activity, marketCap, pricePerToken, trendingScore, usdRank, WINDOWS } from './marketData.ts';
 
 const CHUNK = 500;
 
@@ -112,7 +112,7 @@ export async function refreshMarket(opts: {
       ) as Activity;
       const q = deployments.quote(chainId, token.suite_id, token.quote_address);
       const quote = { decimals: q?.decimals ?? 18, stablecoin: q?.asset_type === 'stablecoin' };
-      const cap = (pricePerToken(sqrt, token.address, token.quote_address) * supply) / 10n ** 18n;
+      const cap = marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply);
       return {
         chain_id: chainId,
         address: token.address,
