@@ -12,6 +12,7 @@ import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { decimal } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { loadSettings } from '../src/settings.ts';
@@ -37,7 +38,12 @@ afterAll(async () => {
   await env?.close();
 });
 
-const get = (path: string) => call(env.gw, path, { key: env.key });
+/** A keyed GET; every 200 answer of a documented read must match its published schema. */
+const get = async (path: string) => {
+  const r = await call(env.gw, path, { key: env.key });
+  if (r.status === 200) expectDocumented(path, r.json);
+  return r;
+};
 
 /** Waits until the index has reached the chain's head (the indexer polls every 20 ms). */
 async function indexed(): Promise<void> {

@@ -6,6 +6,7 @@ import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { TestChain } from './support/chain.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem } from './support/gateway.ts';
 
 let env: DevnetGateway;
@@ -17,8 +18,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => env?.close());
 
-const status = (hash: string, chain = 8453) =>
-  call(env.gw, `/v1/transactions/${chain}/${hash}`, { key: env.key });
+const status = async (hash: string, chain = 8453) => {
+  const path = `/v1/transactions/${chain}/${hash}`;
+  const r = await call(env.gw, path, { key: env.key });
+  if (r.status === 200) expectDocumented(path, r.json); // the published record
+  return r;
+};
 
 describe('GET /v1/transactions/{chain_id}/{tx_hash}', () => {
   it('decodes the launchpad events of a launch and of a swap', async () => {

@@ -16,6 +16,7 @@ import { ApiError } from '../http/problems.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import { indexedThrough } from '../indexer/indexedThrough.ts';
 import { marketRecord } from '../indexer/marketData.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
 import type { Settings } from '../settings.ts';
@@ -59,16 +60,6 @@ const MARKET_COLUMNS = [
 const MAX_CANDIDATES = 1000;
 
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
-
-async function indexedThrough(deps: TokenReadDeps, chainIds: readonly ChainId[]) {
-  const rows = await deps.database.db
-    .selectFrom('index_state')
-    .select(['chain_id', 'indexed_through'])
-    .where('chain_id', 'in', [...chainIds])
-    .execute();
-  const by = Object.fromEntries(rows.map((r) => [r.chain_id, String(r.indexed_through)]));
-  return chainIds.length === 1 ? (by[chainIds[0] as number] ?? null) : by;
-}
 
 function tokenRecord(deps: TokenReadDeps, t: TokensTable, include: Set<string>, market?: TokenMarketTable) {
   const quote = deps.deployments.quote(t.chain_id as ChainId, t.suite_id, t.quote_address);
@@ -193,7 +184,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         const key = words
           .map((w, i) => ({ w, i }))
           .sort((a, b) => b.w.length - a.w.length || b.i - a.i)[0]?.w;
-        if (!key) return list(request, deps, [], null, await indexedThrough(deps, chainIds));
+        if (!key) return list(request, deps, [], null, await indexedThrough(deps.database, chainIds));
         let candidates = db
           .selectFrom('token_words')
           .select('address')
@@ -292,7 +283,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         tokenRecord(deps, t, include, t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t)),
       ),
       next,
-      await indexedThrough(deps, chainIds),
+      await indexedThrough(deps.database, chainIds),
     );
   }
 
@@ -422,7 +413,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       const body = envelope(request.id, deps.clock.now(), record);
       return {
         ...body,
-        meta: { ...body.meta, indexed_through_block: await indexedThrough(deps, [p.chain_id]) },
+        meta: { ...body.meta, indexed_through_block: await indexedThrough(deps.database, [p.chain_id]) },
       };
     },
   );
@@ -463,7 +454,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       rows.length > limit && last
         ? deps.cursors.encode(scope, [Number(last.block_number), last.log_index])
         : null;
-    return { page, next, through: await indexedThrough(deps, [p.chain_id]) };
+    return { page, next, through: await indexedThrough(deps.database, [p.chain_id]) };
   }
 
   const tokenRowsQuery = Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false });
@@ -539,7 +530,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           .where('token', '=', token)
           .execute()
       ).map((h) => h.holder as Address);
-      const through = await indexedThrough(deps, [p.chain_id]);
+      const through = await indexedThrough(deps.database, [p.chain_id]);
       const work = async (snapshot: Snapshot) => {
         const [supply, rights] = (await snapshot.readAll([
           { address: token, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },

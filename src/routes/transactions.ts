@@ -109,7 +109,7 @@ export function registerTransactionRoutes(
               address: getAddress(log.address),
               log_index: Number(BigInt(log.logIndex)),
               name: ev.eventName,
-              args: toJson(ev.args),
+              args: toJson(ev.args ?? {}),
             },
           ];
         } catch {

@@ -2,6 +2,7 @@
 // candidate positions come from the index (escrow Credited events); what is claimable is read live at
 // one pinned block, never from a cache; what was claimed is the sum of indexed Claimed events.
 import { Type } from '@sinclair/typebox';
+import { indexedThrough } from '../indexer/indexedThrough.ts';
 import type { FastifyInstance } from 'fastify';
 import { type Abi, type Address, getAddress, zeroAddress } from 'viem';
 import { FeeEscrowAbi } from '../../contracts/artifacts/index.ts';
@@ -10,7 +11,7 @@ import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { envelope } from '../http/envelope.ts';
 import { Address as AddressSchema, ChainIdSchema } from '../http/validation.ts';
-import { CHAINS, type ChainId } from '../launchpad/chains.ts';
+import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
 import { Cursors } from '../http/cursor.ts';
@@ -61,11 +62,7 @@ export function registerWalletRoutes(
       const list = [...positions.values()].sort((a, b) =>
         (a.escrow + a.currency).localeCompare(b.escrow + b.currency),
       );
-      const state = await deps.database.db
-        .selectFrom('index_state')
-        .select('indexed_through')
-        .where('chain_id', '=', chainId)
-        .executeTakeFirst();
+      const through = await indexedThrough(deps.database, [chainId]);
       const manifest = deps.deployments.get(chainId);
       const data =
         list.length === 0
@@ -103,7 +100,7 @@ export function registerWalletRoutes(
         pagination: { next_cursor: null },
         meta: {
           ...body.meta,
-          indexed_through_block: state ? String(state.indexed_through) : null,
+          indexed_through_block: through,
           ...(data.block ? { as_of_block: data.block } : {}),
         },
       };
@@ -144,7 +141,7 @@ export function registerWalletRoutes(
           if (chainId) q = q.where('chain_id', '=', chainId);
           return q.execute();
         })(),
-        db.selectFrom('index_state').select(['chain_id', 'indexed_through']).execute(),
+        indexedThrough(deps.database, chainId ? [chainId] : CHAIN_IDS),
       ]);
       const chains = [
         ...new Set([...launched, ...traded, ...announced, ...positions].map((r) => Number(r.chain_id))),
@@ -165,9 +162,7 @@ export function registerWalletRoutes(
         ...body,
         meta: {
           ...body.meta,
-          indexed_through_block: Object.fromEntries(
-            state.map((r) => [r.chain_id, String(r.indexed_through)]),
-          ),
+          indexed_through_block: state,
         },
       };
     },
@@ -272,7 +267,14 @@ export function registerWalletRoutes(
         deps.clock.now(),
         shown.map((i) => ({ ...i, block_number: String(i.block_number) })),
       );
-      return { data: body.data, pagination: { next_cursor: next }, meta: body.meta };
+      return {
+        data: body.data,
+        pagination: { next_cursor: next },
+        meta: {
+          ...body.meta,
+          indexed_through_block: await indexedThrough(deps.database, q.chain_id ? [q.chain_id] : CHAIN_IDS),
+        },
+      };
     },
   });
 }

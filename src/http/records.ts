@@ -1,0 +1,205 @@
+// The records of the indexed reads and of transaction status, as JSON Schemas: the OpenAPI document
+// publishes them as the 200 bodies of their operations (src/http/openapi.ts), and the tests validate
+// real answers against them, so the document cannot drift from what the routes send.
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { Operation } from '../routes/catalog.ts';
+
+const Str = (description?: string) => Type.String(description ? { description } : {});
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+const Hash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' });
+const Raw = Type.String({ pattern: '^[0-9]+$', description: 'Integer in raw units, as a string' });
+const Decimal = Type.String({ pattern: '^-?[0-9]+(\\.[0-9]+)?$' });
+const Block = Type.String({ pattern: '^[0-9]+$' });
+const Time = Type.String({ format: 'date-time' });
+/** One chain's figure, or one per chain id when the read spans chains. */
+const Through = Type.Union([Nullable(Block), Type.Record(Type.String(), Block)], {
+  description: 'The last block the index has processed (per chain when the read spans chains)',
+});
+const Meta = Type.Object({
+  request_id: Str(),
+  generated_at: Time,
+  warnings: Type.Array(Type.String()),
+  indexed_through_block: Type.Optional(Through),
+  as_of_block: Type.Optional(Block),
+});
+const Pagination = Type.Object({
+  next_cursor: Nullable(Str('Opaque; pass back as `cursor` for the next page; null on the last page')),
+});
+const page = <T extends TSchema>(item: T, extra: Record<string, TSchema> = {}) =>
+  Type.Object({ data: Type.Array(item), pagination: Pagination, meta: Meta, ...extra });
+const one = <T extends TSchema>(item: T) => Type.Object({ data: item, meta: Meta });
+
+const Usd = Nullable(Decimal);
+const MarketData = Type.Object(
+  {
+    data_status: Type.Union([Type.Literal('fresh'), Type.Literal('stale'), Type.Literal('pending')], {
+      description: 'fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet',
+    }),
+    price: Nullable(Type.Object({ quote: Decimal, usd: Usd })),
+    market_cap: Nullable(Type.Object({ quote: Decimal, usd: Usd })),
+    liquidity: Nullable(
+      Type.Object(
+        { quote: Decimal, quote_raw: Raw, usd: Usd },
+        { description: 'The quote currency the pool holds (launch pools are token-seeded and locked)' },
+      ),
+    ),
+    quote_price: Nullable(Type.Object({ usd: Usd, updated_at: Time })),
+    activity: Nullable(
+      Type.Record(
+        Type.Union([Type.Literal('1h'), Type.Literal('6h'), Type.Literal('24h')]),
+        Type.Object({ trades: Type.Integer(), volume_quote_raw: Raw, volume_usd: Usd }),
+      ),
+    ),
+    trending_score: Nullable(Type.Number()),
+    updated_at: Nullable(Time),
+    as_of_block: Nullable(Block),
+  },
+  { description: 'Market data, refreshed on a schedule from the index (USD only for stablecoin quotes)' },
+);
+
+export const TokenRecord = Type.Object({
+  chain_id: Type.Integer(),
+  market: Type.Union([Type.Literal('standard'), Type.Literal('rwa')]),
+  token: Type.Object({
+    address: Address,
+    name: Str(),
+    symbol: Str(),
+    decimals: Type.Literal(18),
+    metadata_uri: Str(),
+    extra_metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Detail only' })),
+  }),
+  launch: Type.Object({
+    creator_address: Address,
+    pool_id: Hash,
+    created_at: Time,
+    block_number: Block,
+    quote: Type.Object({ address: Address, symbol: Nullable(Str()), decimals: Nullable(Type.Integer()) }),
+    onchain: Type.Object({ transaction_hash: Hash }),
+    contracts: Type.Object({ hook_address: Address }),
+    suite_id: Str(),
+  }),
+  current_creator_address: Address,
+  pool: Type.Optional(Type.Object({ hook_address: Address, tick_spacing: Type.Integer(), pool_id: Hash })),
+  market_data: Type.Optional(MarketData),
+});
+
+const Trade = Type.Object({
+  transaction_hash: Hash,
+  log_index: Type.Integer(),
+  block_number: Block,
+  block_hash: Hash,
+  timestamp: Time,
+  trader: Address,
+  side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+  amount_in_raw: Raw,
+  amount_out_raw: Raw,
+  quote_amount_raw: Raw,
+  token_amount_raw: Raw,
+  fee_raw: Raw,
+  fee_currency: Address,
+  referrer: Nullable(Address),
+  comment: Str(),
+});
+
+const Announcement = Type.Object({
+  announcement_id: Hash,
+  creator: Address,
+  description: Str(),
+  uri: Str(),
+  block_number: Block,
+  transaction_hash: Hash,
+  log_index: Type.Integer(),
+  posted_at: Time,
+});
+
+const Holder = Type.Object({
+  address: Address,
+  balance_raw: Raw,
+  supply_percent: Decimal,
+  label: Nullable(
+    Type.Union(
+      ['pool', 'hook', 'fee_escrow', 'vesting_vault', 'burn', 'creator'].map((l) => Type.Literal(l)),
+    ),
+  ),
+  is_creator: Type.Boolean(),
+});
+
+const FeePosition = Type.Object({
+  chain_id: Type.Integer(),
+  suite_id: Nullable(Str()),
+  fee_escrow: Address,
+  recipient: Address,
+  currency: Address,
+  symbol: Nullable(Str()),
+  decimals: Nullable(Type.Integer()),
+  claimable_raw: Raw,
+  claimed_raw: Raw,
+});
+
+const Activity = Type.Object({
+  kind: Type.Union([Type.Literal('launch'), Type.Literal('trade'), Type.Literal('announcement')]),
+  chain_id: Type.Integer(),
+  block_number: Block,
+  log_index: Type.Integer(),
+  transaction_hash: Hash,
+  token_address: Address,
+  token_symbol: Type.Optional(Str()),
+  side: Type.Optional(Type.Union([Type.Literal('buy'), Type.Literal('sell')])),
+  amount_in_raw: Type.Optional(Raw),
+  amount_out_raw: Type.Optional(Raw),
+  announcement_id: Type.Optional(Hash),
+});
+
+const WalletSummary = Type.Object({
+  address: Address,
+  chains: Type.Array(
+    Type.Object({
+      chain_id: Type.Integer(),
+      tokens_launched: Type.Integer(),
+      trades: Type.Integer(),
+      announcements: Type.Integer(),
+      fee_positions: Type.Integer(),
+    }),
+  ),
+});
+
+const TransactionStatus = Type.Object({
+  chain_id: Type.Integer(),
+  transaction_hash: Hash,
+  status: Type.Union(['pending', 'confirmed', 'reverted', 'not_found'].map((s) => Type.Literal(s))),
+  block_number: Type.Optional(Block),
+  block_hash: Type.Optional(Hash),
+  confirmations: Type.Optional(Type.Integer()),
+  finalized: Type.Optional(Type.Boolean()),
+  from: Type.Optional(Nullable(Address)),
+  to: Type.Optional(Nullable(Address)),
+  gas_used: Type.Optional(Raw),
+  events: Type.Optional(
+    Type.Array(
+      Type.Object({
+        address: Address,
+        log_index: Type.Integer(),
+        name: Str(),
+        args: Type.Record(Type.String(), Type.Unknown()),
+      }),
+    ),
+  ),
+});
+
+/** The 200 body of each documented read. */
+export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
+  token_list: page(TokenRecord),
+  token_search: page(TokenRecord),
+  creator_tokens: page(TokenRecord),
+  token_detail: one(TokenRecord),
+  token_trades: page(Trade),
+  token_announcements: page(Announcement),
+  holder_snapshot: page(Holder, {
+    summary: Type.Object({ total_holders: Type.Integer(), total_supply_raw: Raw }),
+  }),
+  fee_claims_read: page(FeePosition),
+  wallet_summary: one(WalletSummary),
+  wallet_activity: page(Activity),
+  transaction_status: one(TransactionStatus),
+};
