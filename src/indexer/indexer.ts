@@ -22,7 +22,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import type { RpcEndpoint, RpcRequest } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import { sql, type Transaction } from 'kysely';
+import { type Insertable, sql, type Transaction } from 'kysely';
 import type { Database, Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
 import { searchWords } from './words.ts';
@@ -480,7 +480,12 @@ export class ChainIndexer {
             .where('pool_id', 'in', [...new Set(poolIds)])
             .execute()
         : [];
-      for (const { log, event } of trades) {
+      // The hook's Trade events by transaction, for the join below.
+      const tradeEvents = new Map<Hex, typeof decoded>();
+      for (const d of decoded)
+        if (d.event.eventName === 'Trade')
+          tradeEvents.set(d.log.transactionHash, [...(tradeEvents.get(d.log.transactionHash) ?? []), d]);
+      const tradeRows = trades.flatMap(({ log, event }) => {
         const s = event.args as unknown as {
           id: Hex;
           amount0: bigint;
@@ -488,16 +493,14 @@ export class ChainIndexer {
           sqrtPriceX96: bigint;
         };
         const token = pools.find((p) => p.pool_id === s.id);
-        if (!token) continue; // a pool of another hook
+        if (!token) return []; // a pool of another hook
         // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
         // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
         // nearest Trade after this Swap.
         const swapIndex = Number(BigInt(log.logIndex));
-        const trade = decoded
+        const trade = (tradeEvents.get(log.transactionHash) ?? [])
           .filter(
             (d) =>
-              d.event.eventName === 'Trade' &&
-              d.log.transactionHash === log.transactionHash &&
               (d.event.args as unknown as { poolId: Hex }).poolId === s.id &&
               Number(BigInt(d.log.logIndex)) > swapIndex,
           )
@@ -513,9 +516,8 @@ export class ChainIndexer {
         // output is the pool's quote minus it.
         const buy = tokenDelta > 0n;
         const quoteAmount = buy ? abs(quoteDelta) + fee : abs(quoteDelta) - fee;
-        await trx
-          .insertInto('trades')
-          .values({
+        return [
+          {
             chain_id: this.chainId,
             tx_hash: log.transactionHash,
             log_index: Number(BigInt(log.logIndex)),
@@ -534,52 +536,51 @@ export class ChainIndexer {
             referrer: t && t.referrer !== zeroAddress ? getAddress(t.referrer) : null,
             comment: t ? Buffer.from(t.comment.slice(2), 'hex').toString('utf8').replace(/\0+$/, '') : '',
             sqrt_price_x96: s.sqrtPriceX96.toString(),
-          })
-          .execute();
-      }
-      for (const { log, event } of decoded.filter((d) => d.event.eventName === 'AnnouncementPosted')) {
-        const a = event.args as unknown as {
-          token: Address;
-          creator: Address;
-          announcementId: Hex;
-          description: string;
-          announcementURI: string;
-        };
-        await trx
-          .insertInto('announcements')
-          .values({
-            chain_id: this.chainId,
-            tx_hash: log.transactionHash,
-            log_index: Number(BigInt(log.logIndex)),
-            block_number: Number(BigInt(log.blockNumber)),
-            token: getAddress(a.token),
-            announcement_id: a.announcementId,
-            creator: getAddress(a.creator),
-            description: a.description,
-            uri: a.announcementURI,
-            posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
-          })
-          .execute();
-      }
-      for (const { log, event } of decoded.filter(
-        (d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed',
-      )) {
-        const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
-        await trx
-          .insertInto('fee_events')
-          .values({
-            chain_id: this.chainId,
-            tx_hash: log.transactionHash,
-            log_index: Number(BigInt(log.logIndex)),
-            block_number: Number(BigInt(log.blockNumber)),
-            escrow: getAddress(log.address),
-            recipient: getAddress(a.recipient),
-            currency: getAddress(a.currency),
-            kind: event.eventName === 'Credited' ? 'credited' : 'claimed',
-            amount: a.amount.toString(),
-          })
-          .execute();
-      }
+          },
+        ];
+      });
+      await insertRows(trx, 'trades', tradeRows);
+      await insertRows(
+        trx,
+        'announcements',
+        decoded
+          .filter((d) => d.event.eventName === 'AnnouncementPosted')
+          .map(({ log, event }) => {
+            const a = event.args as unknown as {
+              token: Address;
+              creator: Address;
+              announcementId: Hex;
+              description: string;
+              announcementURI: string;
+            };
+            return {
+              ...position(log),
+              token: getAddress(a.token),
+              announcement_id: a.announcementId,
+              creator: getAddress(a.creator),
+              description: a.description,
+              uri: a.announcementURI,
+              posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+            };
+          }),
+      );
+      await insertRows(
+        trx,
+        'fee_events',
+        decoded
+          .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
+          .map(({ log, event }) => {
+            const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
+            return {
+              ...position(log),
+              escrow: getAddress(log.address),
+              recipient: getAddress(a.recipient),
+              currency: getAddress(a.currency),
+              kind: event.eventName === 'Credited' ? ('credited' as const) : ('claimed' as const),
+              amount: a.amount.toString(),
+            };
+          }),
+      );
       const holders = new Map<string, { token: string; holder: string; block: number }>();
       for (const t of transfers) {
         const holder = getAddress(`0x${(t.topics[2] as Hex).slice(26)}`);
@@ -593,19 +594,8 @@ export class ChainIndexer {
         holder: h.holder,
         block_number: h.block,
       }));
-      for (let i = 0; i < holderRows.length; i += 500) {
-        await trx
-          .insertInto('token_holders')
-          .values(holderRows.slice(i, i + 500))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
-      for (let i = 0; i < updates.length; i += 500) {
-        await trx
-          .insertInto('token_updates')
-          .values(updates.slice(i, i + 500))
-          .execute();
-      }
+      await insertRows(trx, 'token_holders', holderRows, { ignoreDuplicates: true });
+      await insertRows(trx, 'token_updates', updates);
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
       const hashes = new Map<number, string>([
         [to, toHash],
@@ -629,6 +619,22 @@ export class ChainIndexer {
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ indexed_through: to }))
         .execute();
     });
+  }
+}
+
+/** Inserts rows in statements of 500 (well inside both databases' parameter limits). */
+async function insertRows<
+  T extends 'trades' | 'announcements' | 'fee_events' | 'token_holders' | 'token_updates',
+>(
+  trx: Transaction<Tables>,
+  table: T,
+  rows: Insertable<Tables[T]>[],
+  opts: { ignoreDuplicates?: boolean } = {},
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    let insert = trx.insertInto(table).values(rows.slice(i, i + 500) as never);
+    if (opts.ignoreDuplicates) insert = insert.onConflict((oc) => oc.doNothing());
+    await insert.execute();
   }
 }
 
