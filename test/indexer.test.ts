@@ -26,9 +26,12 @@ beforeAll(async () => {
   base = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
   indexer = startIndexer({
     database: env.gw.database,
-    chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
+    chains: new ChainClients(
+      { 8453: [base.chain.rpc_url], 4663: [env.devnet.chains[1]?.rpc_url as string] },
+      5000,
+    ),
     deployments: Deployments.load(env.gw.settings.manifestsDir),
-    chainIds: [8453],
+    chainIds: [8453, 4663],
     pollMs: 20,
     marketRefreshMs: 100,
   });
@@ -383,6 +386,33 @@ describe('indexed reads', () => {
     // A cursor of another token is refused.
     const other = `/v1/tokens/8453/${tokens[0]}/holders?limit=2&cursor=${encodeURIComponent(first.json.pagination.next_cursor)}`;
     expectProblem(await get(other), 409, 'cursor_filter_mismatch');
+  });
+
+  it('orders launches of several chains by launch time, not by block number', async () => {
+    const robinhood = new TestChain(env.devnet.chains[1] as DevnetGateway['devnet']['chains'][number]);
+    // Base is many blocks ahead of Robinhood here; the Robinhood launch is still the newer one.
+    const head = await base.client.getBlockNumber({ cacheTime: 0 });
+    expect(await robinhood.client.getBlockNumber({ cacheTime: 0 })).toBeLessThan(head);
+    await robinhood.setNextTimestamp((await base.timestamp()) + 100n);
+    const late = await robinhood.launch(robinhood.account(6), { name: 'Late Lark', symbol: 'LARK' });
+    for (let i = 0; i < 500; i++) {
+      if ((await get('/v1/tokens?chain_id=4663')).json.data.length > 0) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const all = (await get('/v1/tokens?limit=2')).json;
+    expect(
+      all.data.map((t: { chain_id: number; token: { address: string } }) => [t.chain_id, t.token.address]),
+    ).toEqual([
+      [4663, late.token],
+      [8453, tokens.at(-1)],
+    ]);
+    expect(all.meta.indexed_through_block).toMatchObject({
+      '8453': expect.any(String),
+      '4663': expect.any(String),
+    });
+    // The next page resumes after the Base token, across chains.
+    const next = await get(`/v1/tokens?limit=2&cursor=${encodeURIComponent(all.pagination.next_cursor)}`);
+    expect(next.json.data[0].token.address).toBe(tokens.at(-2));
   });
 
   it('summarises a wallet and lists its activity newest first, page by page', async () => {

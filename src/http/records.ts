@@ -142,6 +142,7 @@ const Activity = Type.Object({
   chain_id: Type.Integer(),
   block_number: Block,
   log_index: Type.Integer(),
+  timestamp: Time,
   transaction_hash: Hash,
   token_address: Address,
   token_symbol: Type.Optional(Str()),

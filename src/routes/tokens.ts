@@ -3,6 +3,7 @@
 // (meta.indexed_through_block). Lists page with signed cursors bound to route and filters.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
@@ -146,7 +147,8 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     );
 
   /**
-   * A page of tokens: in launch order (block, log index, chain) for newest/oldest, or highest first by
+   * A page of tokens: in launch order (launch time, then chain, block, log index: block numbers of
+   * different chains do not compare) for newest/oldest, or highest first by
    * a refreshed market value (then chain, address) for the ranked sorts, resuming after the cursor.
    */
   async function tokenPage(
@@ -230,7 +232,8 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         ]),
       );
     } else if (cursor) {
-      const [block, log, chain, address] = deps.cursors.decode(cursor, scope) as [
+      const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
+        number,
         number,
         number,
         number,
@@ -245,23 +248,20 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         .executeTakeFirst();
       if (!anchor || Number(anchor.block_number) !== block)
         throw stale('its token left the index in a reorg');
-      const cmp = sort === 'newest' ? '<' : '>';
-      query = query.where((eb) =>
-        eb.or([
-          eb('t.block_number', cmp, block),
-          eb.and([eb('t.block_number', '=', block), eb('t.log_index', cmp, log)]),
-          eb.and([
-            eb('t.block_number', '=', block),
-            eb('t.log_index', '=', log),
-            eb('t.chain_id', cmp, chain),
-          ]),
-        ]),
+      // Rows after the cursor's, comparing (launch time, chain, block, log index) as one value.
+      const cmp = sql.raw(sort === 'newest' ? '<' : '>');
+      query = query.where(
+        sql<boolean>`(t.created_at, t.chain_id, t.block_number, t.log_index) ${cmp} (${created}, ${chain}, ${block}, ${log})`,
       );
     }
     const dir = sort === 'oldest' ? 'asc' : 'desc';
     query = ranked
       ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
-      : query.orderBy('t.block_number', dir).orderBy('t.log_index', dir).orderBy('t.chain_id', dir);
+      : query
+          .orderBy('t.created_at', dir)
+          .orderBy('t.chain_id', dir)
+          .orderBy('t.block_number', dir)
+          .orderBy('t.log_index', dir);
     const rows = await query.limit(limit + 1).execute();
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -270,9 +270,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       next = ranked
         ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, version])
         : deps.cursors.encode(scope, [
+            Number(last.created_at),
+            last.chain_id,
             Number(last.block_number),
             last.log_index,
-            last.chain_id,
             last.address,
           ]);
     const include = new Set(ranked ? ['market'] : []);

@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { type Abi, type Address, getAddress, zeroAddress } from 'viem';
 import { FeeEscrowAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
@@ -189,12 +190,16 @@ export function registerWalletRoutes(
       const q = request.query as { chain_id?: ChainId; limit?: number; cursor?: string };
       const limit = q.limit ?? 25;
       const scope = Cursors.scope('wallet_activity', { address, chain: q.chain_id ?? null });
-      const after = q.cursor ? (deps.cursors.decode(q.cursor, scope) as [number, number, number]) : null;
+      const after = q.cursor
+        ? (deps.cursors.decode(q.cursor, scope) as [number, number, number, number])
+        : null;
       const db = deps.database.db;
-      // Rows strictly after the cursor in (block, log index, chain) descending order.
+      // Rows strictly after the cursor in (time, chain, block, log index) descending order: block
+      // numbers of different chains do not compare, times do.
       const page = <T extends 'tokens' | 'trades' | 'announcements'>(
         table: T,
         column: 'creator' | 'trader',
+        time: 'created_at' | 'timestamp' | 'posted_at',
       ) => {
         let query = db
           .selectFrom(table as 'trades')
@@ -202,30 +207,28 @@ export function registerWalletRoutes(
           .where(column as 'trader', '=', address);
         if (q.chain_id) query = query.where('chain_id', '=', q.chain_id);
         if (after) {
-          const [block, log, chain] = after;
-          query = query.where((eb) =>
-            eb.or([
-              eb('block_number', '<', block),
-              eb.and([eb('block_number', '=', block), eb('log_index', '<', log)]),
-              eb.and([eb('block_number', '=', block), eb('log_index', '=', log), eb('chain_id', '<', chain)]),
-            ]),
+          const [at, chain, block, log] = after;
+          query = query.where(
+            sql<boolean>`(${sql.ref(time)}, chain_id, block_number, log_index) < (${at}, ${chain}, ${block}, ${log})`,
           );
         }
         return query
+          .orderBy(sql.ref(time), 'desc')
+          .orderBy('chain_id', 'desc')
           .orderBy('block_number', 'desc')
           .orderBy('log_index', 'desc')
-          .orderBy('chain_id', 'desc')
           .limit(limit + 1)
           .execute();
       };
       const [launches, trades, posts] = (await Promise.all([
-        page('tokens', 'creator'),
-        page('trades', 'trader'),
-        page('announcements', 'creator'),
+        page('tokens', 'creator', 'created_at'),
+        page('trades', 'trader', 'timestamp'),
+        page('announcements', 'creator', 'posted_at'),
       ])) as unknown as [TokensTable[], TradesTable[], AnnouncementsTable[]];
       const items = [
         ...launches.map((t) => ({
           kind: 'launch',
+          at: Number(t.created_at),
           chain_id: t.chain_id,
           block_number: Number(t.block_number),
           log_index: t.log_index,
@@ -235,6 +238,7 @@ export function registerWalletRoutes(
         })),
         ...trades.map((t) => ({
           kind: 'trade',
+          at: Number(t.timestamp),
           chain_id: t.chain_id,
           block_number: Number(t.block_number),
           log_index: t.log_index,
@@ -246,6 +250,7 @@ export function registerWalletRoutes(
         })),
         ...posts.map((a) => ({
           kind: 'announcement',
+          at: Number(a.posted_at),
           chain_id: a.chain_id,
           block_number: Number(a.block_number),
           log_index: a.log_index,
@@ -254,18 +259,26 @@ export function registerWalletRoutes(
           announcement_id: a.announcement_id,
         })),
       ].sort(
-        (a, b) => b.block_number - a.block_number || b.log_index - a.log_index || b.chain_id - a.chain_id,
+        (a, b) =>
+          b.at - a.at ||
+          b.chain_id - a.chain_id ||
+          b.block_number - a.block_number ||
+          b.log_index - a.log_index,
       );
       const shown = items.slice(0, limit);
       const last = shown.at(-1);
       const next =
         items.length > limit && last
-          ? deps.cursors.encode(scope, [last.block_number, last.log_index, last.chain_id])
+          ? deps.cursors.encode(scope, [last.at, last.chain_id, last.block_number, last.log_index])
           : null;
       const body = envelope(
         request.id,
         deps.clock.now(),
-        shown.map((i) => ({ ...i, block_number: String(i.block_number) })),
+        shown.map(({ at, ...i }) => ({
+          ...i,
+          block_number: String(i.block_number),
+          timestamp: new Date(at * 1000).toISOString(),
+        })),
       );
       return {
         data: body.data,

@@ -227,10 +227,30 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .set({ current_creator: sql`creator` })
         .execute();
       await db.schema.createIndex('tokens_current_creator').on('tokens').column('current_creator').execute();
+      // Launch order across chains is by launch time (block numbers of different chains do not compare).
+      await db.schema.dropIndex('tokens_order').execute();
+      await db.schema.dropIndex('tokens_market_order').execute();
+      const order = ['created_at', 'block_number', 'log_index'];
+      await db.schema
+        .createIndex('tokens_time')
+        .on('tokens')
+        .columns(['created_at', 'chain_id', 'block_number', 'log_index'])
+        .execute();
+      await db.schema
+        .createIndex('tokens_chain_time')
+        .on('tokens')
+        .columns(['chain_id', ...order])
+        .execute();
+      await db.schema
+        .createIndex('tokens_chain_market_time')
+        .on('tokens')
+        .columns(['chain_id', 'market', ...order])
+        .execute();
       // The pool price after each swap, from the PoolManager's Swap event.
       await db.schema.alterTable('trades').addColumn('sqrt_price_x96', 'text').execute();
       // Derived market data, refreshed on a schedule (src/indexer/marketRefresh.ts). Ranked values are
-      // doubles for ordering; -1 where a value has no USD price (they sort last).
+      // doubles for ordering; -1 where a value has no USD price (they sort last). Each ranked order has
+      // an index for all chains, for one chain, and for one chain and market.
       await db.schema
         .createTable('token_market')
         .addColumn('chain_id', 'integer', (c) => c.notNull())
@@ -255,6 +275,11 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
           .execute();
         await db.schema
           .createIndex(`token_market_chain_${column}`)
+          .on('token_market')
+          .columns(['chain_id', column, 'address'])
+          .execute();
+        await db.schema
+          .createIndex(`token_market_chain_market_${column}`)
           .on('token_market')
           .columns(['chain_id', 'market', column, 'address'])
           .execute();
