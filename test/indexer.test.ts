@@ -1,6 +1,7 @@
 // The index and its read routes against the devnet: launches, trades and announcements appear exactly
 // as they happened on chain; pagination walks without duplicates or gaps; a reorg leaves only the
 // surviving chain in the index.
+import { randomUUID } from 'node:crypto';
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AnnouncementRegistryAbi, FeeEscrowAbi, LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
@@ -40,6 +41,9 @@ afterAll(async () => {
   await indexer?.stop();
   await env?.close();
 });
+
+/** A 1×1 GIF, as a launch image. */
+const GIF = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
 
 /** A keyed GET; every 200 answer of a documented read must match its published schema. */
 const get = async (path: string) => {
@@ -345,6 +349,33 @@ describe('indexed reads', () => {
     });
     expect(detail.launch.creator_address).toBe(creator);
     expect(detail.current_creator_address).toBe(heir);
+    expect(detail.token).toMatchObject({ website: null, image_url: null }); // a document not pinned here
+
+    // The new creator sets a profile through the gateway: the record shows the pinned document's fields.
+    const prepared = await call(env.gw, `/v1/tokens/8453/${token}/metadata/document/prepare`, {
+      key: env.key,
+      method: 'POST',
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        actor: heir,
+        document: { description: 'Howls', website: 'https://wolf.example', image_base64: GIF },
+      },
+    });
+    expect(prepared.status, prepared.body).toBe(200);
+    const step = prepared.json.data.steps[0].transaction;
+    await base.send(heir, step.to, step.data, 0n);
+    await indexed();
+    const profiled = (await get(`/v1/tokens?limit=100`)).json.data.find(
+      (t: { token: { address: string } }) => t.token.address === token,
+    );
+    expect(profiled.token).toMatchObject({
+      metadata_uri: prepared.json.data.metadata_uri,
+      description: 'Howls',
+      website: 'https://wolf.example',
+      image_url: prepared.json.data.image_url,
+      x: null,
+    });
+    expect((await fetch(profiled.token.image_url)).status).toBe(200);
     const search = async (q: string) =>
       (await get(`/v1/tokens/search?q=${q}`)).json.data.map(
         (t: { token: { address: string } }) => t.token.address,

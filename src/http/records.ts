@@ -58,6 +58,8 @@ const MarketData = Type.Object(
   { description: 'Market data, refreshed on a schedule from the index (USD only for stablecoin quotes)' },
 );
 
+/** Profile fields (description, image_url, website, x, telegram) come from the metadata document when
+ * this gateway pinned it, and are null otherwise. */
 export const TokenRecord = Type.Object({
   chain_id: Type.Integer(),
   market: Type.Union([Type.Literal('standard'), Type.Literal('rwa')]),
@@ -67,6 +69,11 @@ export const TokenRecord = Type.Object({
     symbol: Str(),
     decimals: Type.Literal(18),
     metadata_uri: Str(),
+    description: Nullable(Str()),
+    image_url: Nullable(Str()),
+    website: Nullable(Str()),
+    x: Nullable(Str()),
+    telegram: Nullable(Str()),
     extra_metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Detail only' })),
   }),
   launch: Type.Object({

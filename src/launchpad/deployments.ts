@@ -1,12 +1,12 @@
 // The deployment manifests the gateway serves: one per chain, from MANIFESTS_DIR (the production ones in
 // deployments/, or the devnet's when it is embedded). A chain without a manifest has no suites.
-import { getAddress } from 'viem';
 import { existsSync } from 'node:fs';
 import type { ChainId } from './chains.ts';
 import { type ChainManifest, loadManifests } from './manifest.ts';
 
 export class Deployments {
   private readonly byChain = new Map<ChainId, ChainManifest>();
+  private quotes: Map<string, ChainManifest['quotes'][number]> | undefined;
 
   constructor(manifests: ChainManifest[]) {
     for (const m of manifests) {
@@ -23,9 +23,13 @@ export class Deployments {
     return this.byChain.get(chainId);
   }
 
-  /** A suite's quote entry by address (quotes are listed per suite). */
+  /** A suite's quote entry by address (quotes are listed per suite); looked up by map, it is on every read path. */
   quote(chainId: ChainId, suiteId: string, address: string): ChainManifest['quotes'][number] | undefined {
-    const want = getAddress(address);
-    return this.get(chainId)?.quotes.find((q) => q.suite_id === suiteId && getAddress(q.address) === want);
+    if (!this.quotes) {
+      this.quotes = new Map();
+      for (const [id, m] of this.byChain)
+        for (const q of m.quotes) this.quotes.set(`${id}:${q.suite_id}:${q.address.toLowerCase()}`, q);
+    }
+    return this.quotes.get(`${chainId}:${suiteId}:${address.toLowerCase()}`);
   }
 }

@@ -17,6 +17,7 @@ import type { ChainId } from '../launchpad/chains.ts';
 import { requireCreator, requireEditable, tokenRights } from '../launchpad/creatorRights.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { LaunchPrepareBody, MAX_IMAGE_BYTES, sniffImageType } from '../launchpad/launchRequest.ts';
+import { type PinnedDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { PinStore } from '../pinning/pinStore.ts';
 import { PlanBuilder } from '../plans/plan.ts';
 import type { Settings } from '../settings.ts';
@@ -28,6 +29,7 @@ export interface TokenWriteDeps {
   clock: Clock;
   deployments: Deployments;
   pins: PinStore;
+  documents: PinnedDocuments;
 }
 
 const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: AddressSchema() });
@@ -231,16 +233,7 @@ export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteD
       requireEditable(rights);
       const [name, symbol, contractUri] = rights.extra as [string, string, string];
       // The current document, when this gateway pinned it; otherwise the update starts from name and symbol.
-      let current: Record<string, unknown> = {};
-      const cid = /^ipfs:\/\/(\S+)$/.exec(contractUri ?? '')?.[1];
-      const pinned = cid ? await deps.pins.read(cid) : null;
-      if (pinned) {
-        try {
-          current = JSON.parse(pinned.content.toString('utf8')) as Record<string, unknown>;
-        } catch {
-          current = {};
-        }
-      }
+      const current = (await deps.documents.get(contractUri ?? '')) ?? {};
       const imageUri = image ? `ipfs://${await deps.pins.pin(image.bytes, image.type)}` : update.image_uri;
       const merged: Record<string, unknown> = {
         ...current,
@@ -269,13 +262,10 @@ export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteD
         } as never),
       });
       const built = await plan.build();
-      const imageField = typeof merged.image === 'string' ? merged.image : null;
       return envelope(request.id, deps.clock.now(), {
         ...built,
         metadata_uri: metadataUri,
-        image_url: imageField?.startsWith('ipfs://')
-          ? `${publicOrigin(deps.settings.publicUrl, request)}/ipfs/${imageField.slice(7)}`
-          : imageField,
+        image_url: publicUrlOf(merged.image, publicOrigin(deps.settings.publicUrl, request)),
         review: { operation: 'update_profile', token_address: token, ...merged },
       });
     });

@@ -11,7 +11,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import { type Snapshot, withSnapshot, withSnapshotAt } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../http/cursor.ts';
-import { envelope } from '../http/envelope.ts';
+import { envelope, publicOrigin } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
 import { ApiError } from '../http/problems.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
@@ -19,6 +19,7 @@ import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
 import { marketRecord } from '../indexer/marketData.ts';
+import { type MetadataDocument, type PinnedDocuments, publicUrlOf } from '../pinning/documents.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
 import type { Settings } from '../settings.ts';
 import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
@@ -31,6 +32,7 @@ export interface TokenReadDeps {
   clock: Clock;
   deployments: Deployments;
   cursors: Cursors;
+  documents: PinnedDocuments;
 }
 
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 25 }));
@@ -62,12 +64,37 @@ const MAX_CANDIDATES = 1000;
 
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
 
-function tokenRecord(deps: TokenReadDeps, t: TokensTable, include: Set<string>, market?: TokenMarketTable) {
+/**
+ * The token record. Profile fields (description, image, links) come from its metadata document when
+ * this gateway pinned it (`doc`), else they are null; `origin` serves ipfs:// images.
+ */
+function tokenRecord(
+  deps: TokenReadDeps,
+  t: TokensTable,
+  include: Set<string>,
+  profile: { doc: MetadataDocument | null; origin: string },
+  market?: TokenMarketTable,
+) {
   const quote = deps.deployments.quote(t.chain_id as ChainId, t.suite_id, t.quote_address);
+  const text = (key: string) => {
+    const v = profile.doc?.[key];
+    return typeof v === 'string' && v !== '' ? v : null;
+  };
   return {
     chain_id: t.chain_id,
     market: t.market,
-    token: { address: t.address, name: t.name, symbol: t.symbol, decimals: 18, metadata_uri: t.metadata_uri },
+    token: {
+      address: t.address,
+      name: t.name,
+      symbol: t.symbol,
+      decimals: 18,
+      metadata_uri: t.metadata_uri,
+      description: text('description'),
+      image_url: publicUrlOf(profile.doc?.image, profile.origin),
+      website: text('website'),
+      x: text('x'),
+      telegram: text('telegram'),
+    },
     launch: {
       creator_address: t.creator,
       pool_id: t.pool_id,
@@ -220,16 +247,9 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         string,
       ];
       if (issued !== version) throw stale('the market data was refreshed');
-      query = query.where((eb) =>
-        eb.or([
-          eb(`m.${ranked}`, '<', value),
-          eb.and([eb(`m.${ranked}`, '=', value), eb('m.chain_id', '<', chain)]),
-          eb.and([
-            eb(`m.${ranked}`, '=', value),
-            eb('m.chain_id', '=', chain),
-            eb('m.address', '<', address),
-          ]),
-        ]),
+      // Rows after the cursor's (value, chain, address), compared as one value (an index range).
+      query = query.where(
+        sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
       );
     } else if (cursor) {
       const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
@@ -277,11 +297,19 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
             last.address,
           ]);
     const include = new Set(ranked ? ['market'] : []);
+    const origin = publicOrigin(deps.settings.publicUrl, request);
+    const docs = await Promise.all(page.map((t) => deps.documents.get(t.metadata_uri)));
     return list(
       request,
       deps,
-      page.map((t) =>
-        tokenRecord(deps, t, include, t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t)),
+      page.map((t, i) =>
+        tokenRecord(
+          deps,
+          t,
+          include,
+          { doc: docs[i] ?? null, origin },
+          t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t),
+        ),
       ),
       next,
       await indexedThrough(deps.database, chainIds),
@@ -406,7 +434,9 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           .orderBy('log_index')
           .execute(),
       ]);
-      const record = tokenRecord(deps, row, include, market);
+      const doc = await deps.documents.get(row.metadata_uri);
+      const origin = publicOrigin(deps.settings.publicUrl, request);
+      const record = tokenRecord(deps, row, include, { doc, origin }, market);
       record.token = {
         ...record.token,
         extra_metadata: Object.fromEntries(extras.map((e) => [e.field.slice('extra:'.length), e.value])),
