@@ -119,6 +119,7 @@ async function fill(database: Database): Promise<{ token: string; name: string }
             tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
             created_at: 1_700_000_000 + n,
             current_creator: getAddress(hex((n % 5000) + 1_000_000)),
+            fee_recipient: getAddress(hex((n % 5000) + 1_000_000)),
             launch_supply: (10n ** 27n).toString(),
           };
         }),

@@ -339,6 +339,8 @@ describe('indexed reads', () => {
     ]);
     await base.call(creator, factory, f, 'proposeCreatorRightsTransfer', [token, heir]);
     await base.call(heir, factory, f, 'acceptCreatorRightsTransfer', [token]);
+    const launchRecipient = (await get(`/v1/tokens/8453/${token}`)).json.data.creator_fee_recipient_address;
+    await base.call(heir, factory, f, 'setCreatorFeeRecipient', [token, base.account(5)]);
     await indexed();
     const detail = (await get(`/v1/tokens/8453/${token}`)).json.data;
     expect(detail.token).toMatchObject({
@@ -349,6 +351,9 @@ describe('indexed reads', () => {
     });
     expect(detail.launch.creator_address).toBe(creator);
     expect(detail.current_creator_address).toBe(heir);
+    expect(detail.creator_fee_recipient_address).toBe(base.account(5));
+    // At launch it was the one creatorRights named then (the creator, as launched by the test chain).
+    expect(launchRecipient).toBe(creator);
     expect(detail.token).toMatchObject({ website: null, image_url: null }); // a document not pinned here
 
     // The new creator sets a profile through the gateway: the record shows the pinned document's fields.
@@ -539,6 +544,34 @@ describe('indexed reads', () => {
     expect(after.json.data[0]).toMatchObject({ claimable_raw: '0', claimed_raw: owed.toString() });
     expect((await get(`/v1/wallets/${base.account(7)}/fee-claims?chain_id=8453`)).json.data).toEqual([]);
   });
+
+  it('walks a list of 120 new tokens page by page with no duplicate and no gap', async () => {
+    const launcher = base.account(7);
+    const launched: Address[] = [];
+    for (let i = 0; i < 120; i++)
+      launched.push((await base.launch(launcher, { name: `Walker ${i}`, symbol: `W${i}` })).token);
+    await indexed();
+    /** Every page of a list, `limit` rows at a time. */
+    const walk = async (path: string, limit: number) => {
+      const rows: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const r = await get(`${path}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(r.status, r.body).toBe(200);
+        rows.push(...r.json.data.map((t: { token: { address: string } }) => t.token.address));
+        cursor = r.json.pagination.next_cursor;
+      } while (cursor);
+      return rows;
+    };
+    // The list in pages of 100, then 7 at a time: the same rows in the same order, each once.
+    const expected = await walk('/v1/tokens?chain_id=8453', 100);
+    expect(expected.slice(0, 120)).toEqual([...launched].reverse());
+    expect(new Set(expected).size).toBe(expected.length);
+    expect(await walk('/v1/tokens?chain_id=8453&sort=newest', 7)).toEqual(expected);
+    expect(await walk('/v1/tokens?chain_id=8453&sort=oldest', 7)).toEqual([...expected].reverse());
+    // A creator's 120 tokens, 50 at a time.
+    expect(await walk(`/v1/creators/${launcher}/tokens?chain_id=8453`, 50)).toEqual([...launched].reverse());
+  }, 120_000);
 
   it('keeps only the surviving chain after a reorg', async () => {
     const trader = base.account(4);

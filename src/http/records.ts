@@ -87,6 +87,7 @@ export const TokenRecord = Type.Object({
     suite_id: Str(),
   }),
   current_creator_address: Address,
+  creator_fee_recipient_address: Nullable(Address),
   pool: Type.Optional(Type.Object({ hook_address: Address, tick_spacing: Type.Integer(), pool_id: Hash })),
   market_data: Type.Optional(MarketData),
 });

@@ -33,7 +33,12 @@ const SWAP_ABI = parseAbi([
 const events = (abi: unknown, names: string[]) =>
   (abi as Abi).filter((x) => x.type === 'event' && names.includes(x.name));
 const EVENTS: Abi = [
-  ...events(A.LaunchFactoryAbi, ['Launched', 'CreatorRightsTransferred', 'CreatorRightsReassigned']),
+  ...events(A.LaunchFactoryAbi, [
+    'Launched',
+    'CreatorRightsTransferred',
+    'CreatorRightsReassigned',
+    'CreatorFeeRecipientUpdated',
+  ]),
   ...(A.LaunchHookAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Trade'),
   ...(A.AnnouncementRegistryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'AnnouncementPosted'),
   ...(A.FeeEscrowAbi as Abi).filter(
@@ -53,7 +58,12 @@ const TOKEN_EVENTS: Abi = events(A.LaunchTokenAbi, [
 ]);
 const TOKEN_TOPICS = TOKEN_EVENTS.map((e) => toEventSelector(e as never));
 /** The token fields that change after a launch, kept as rows of token_updates (`extra:<key>` too). */
-const FIELDS = ['name', 'symbol', 'metadata_uri', 'current_creator'] as const;
+const FIELDS = ['name', 'symbol', 'metadata_uri', 'current_creator', 'fee_recipient'] as const;
+const RIGHTS_VIEW = (A.LaunchFactoryAbi as Abi).filter(
+  (x) => x.type === 'function' && x.name === 'creatorRights',
+);
+/** eth_calls made at each launch's block: name, symbol, contractURI, creatorRights. */
+const READS_PER_LAUNCH = 4;
 const TOKEN_VIEWS = parseAbi([
   'function name() view returns (string)',
   'function symbol() view returns (string)',
@@ -285,6 +295,7 @@ export class ChainIndexer {
           symbol: latest.symbol ?? '',
           metadata_uri: latest.metadata_uri ?? '',
           current_creator: latest.current_creator ?? '',
+          fee_recipient: latest.fee_recipient ?? '',
         })
         .where('chain_id', '=', this.chainId)
         .where('address', '=', token)
@@ -328,18 +339,23 @@ export class ChainIndexer {
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
     const txs = [...new Set(trades.map((d) => d.log.transactionHash))];
     const requests: RpcRequest[] = [
-      ...launches.flatMap((d) =>
-        (['name', 'symbol', 'contractURI'] as const).map((fn) => ({
+      ...launches.flatMap((d) => {
+        const token = (d.event.args as unknown as { token: Address }).token;
+        const at = (to: Address, data: Hex) => ({
           method: 'eth_call',
-          params: [
-            {
-              to: (d.event.args as unknown as { token: Address }).token,
-              data: encodeFunctionData({ abi: TOKEN_VIEWS, functionName: fn }),
-            },
-            d.log.blockNumber,
-          ],
-        })),
-      ),
+          params: [{ to, data }, d.log.blockNumber],
+        });
+        return [
+          ...(['name', 'symbol', 'contractURI'] as const).map((fn) =>
+            at(token, encodeFunctionData({ abi: TOKEN_VIEWS, functionName: fn })),
+          ),
+          // The first creator fee recipient (later ones come with events).
+          at(
+            d.log.address,
+            encodeFunctionData({ abi: RIGHTS_VIEW, functionName: 'creatorRights', args: [token] }),
+          ),
+        ];
+      }),
       ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
       ...txs.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })),
       ...uriUpdates.map((d) => ({
@@ -351,20 +367,22 @@ export class ChainIndexer {
       })),
     ];
     const answers = requests.length > 0 ? await this.endpoint.batchResults<unknown>(requests) : [];
-    const views = answers.slice(0, launches.length * 3) as Hex[];
+    const views = answers.slice(0, launches.length * READS_PER_LAUNCH) as Hex[];
     const blockInfo = new Map(
       blocks.map((b, i) => {
-        const block = answers[launches.length * 3 + i] as { timestamp: Hex; hash: Hex };
+        const block = answers[launches.length * READS_PER_LAUNCH + i] as { timestamp: Hex; hash: Hex };
         return [b, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash }];
       }),
     );
     const senders = new Map(
       txs.map((h, i) => [
         h,
-        getAddress((answers[launches.length * 3 + blocks.length + i] as { from: Address }).from),
+        getAddress(
+          (answers[launches.length * READS_PER_LAUNCH + blocks.length + i] as { from: Address }).from,
+        ),
       ]),
     );
-    const uris = answers.slice(launches.length * 3 + blocks.length + txs.length) as Hex[];
+    const uris = answers.slice(launches.length * READS_PER_LAUNCH + blocks.length + txs.length) as Hex[];
     const position = (log: Log) => ({
       chain_id: this.chainId,
       tx_hash: log.transactionHash,
@@ -391,11 +409,24 @@ export class ChainIndexer {
         return [];
       }),
       ...decoded.flatMap(({ log, event }) => {
-        if (event.eventName !== 'CreatorRightsTransferred' && event.eventName !== 'CreatorRightsReassigned')
-          return [];
-        const a = event.args as unknown as { token: Address; newCreator?: Address; creator?: Address };
-        const creator = getAddress((a.newCreator ?? a.creator) as Address);
-        return [{ ...position(log), token: getAddress(a.token), field: 'current_creator', value: creator }];
+        const a = event.args as unknown as {
+          token: Address;
+          newCreator?: Address;
+          creator?: Address;
+          feeRecipient?: Address;
+          newRecipient?: Address;
+        };
+        const at = { ...position(log), token: getAddress(a.token ?? zeroAddress) };
+        if (event.eventName === 'CreatorRightsTransferred')
+          return [{ ...at, field: 'current_creator', value: getAddress(a.newCreator as Address) }];
+        if (event.eventName === 'CreatorFeeRecipientUpdated')
+          return [{ ...at, field: 'fee_recipient', value: getAddress(a.newRecipient as Address) }];
+        if (event.eventName === 'CreatorRightsReassigned')
+          return [
+            { ...at, field: 'current_creator', value: getAddress(a.creator as Address) },
+            { ...at, field: 'fee_recipient', value: getAddress(a.feeRecipient as Address) },
+          ];
+        return [];
       }),
     ];
     const manifest = this.deployments.get(this.chainId);
@@ -418,8 +449,14 @@ export class ChainIndexer {
           decodeFunctionResult({
             abi: TOKEN_VIEWS,
             functionName: fn,
-            data: views[i * 3 + j] as Hex,
+            data: views[i * READS_PER_LAUNCH + j] as Hex,
           }) as string;
+        const rights = decodeFunctionResult({
+          abi: RIGHTS_VIEW,
+          functionName: 'creatorRights',
+          data: views[i * READS_PER_LAUNCH + 3] as Hex,
+        }) as { creatorFeeRecipient: Address };
+        const feeRecipient = getAddress(rights.creatorFeeRecipient);
         await trx
           .insertInto('tokens')
           .values({
@@ -440,6 +477,7 @@ export class ChainIndexer {
             tx_hash: log.transactionHash,
             created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
             current_creator: getAddress(a.originalCreator),
+            fee_recipient: feeRecipient,
             launch_supply: a.launchSupply.toString(),
           })
           .execute();
@@ -452,6 +490,7 @@ export class ChainIndexer {
             { ...launched, field: 'symbol', value: view(1, 'symbol') },
             { ...launched, field: 'metadata_uri', value: view(2, 'contractURI') },
             { ...launched, field: 'current_creator', value: getAddress(a.originalCreator) },
+            { ...launched, field: 'fee_recipient', value: feeRecipient },
           ])
           .execute();
         const words = searchWords(view(0, 'name'), view(1, 'symbol'));

@@ -106,6 +106,7 @@ function tokenRecord(
       suite_id: t.suite_id,
     },
     current_creator_address: t.current_creator,
+    creator_fee_recipient_address: t.fee_recipient || null,
     ...(include.has('pool')
       ? { pool: { hook_address: t.hook, tick_spacing: t.tick_spacing, pool_id: t.pool_id } }
       : {}),

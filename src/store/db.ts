@@ -66,6 +66,8 @@ export interface TokensTable {
   tx_hash: string;
   created_at: number | string | bigint;
   current_creator: string;
+  /** '' for tokens indexed before fee recipients were (until their next change). */
+  fee_recipient: string;
   launch_supply: string;
 }
 export interface TradesTable {

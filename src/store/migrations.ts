@@ -195,7 +195,8 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
   },
   '0007_market_data': {
     async up(db: AnyDb) {
-      // What changed after a launch (name, symbol, contract URI, extra metadata, current creator), one row
+      // What changed after a launch (name, symbol, contract URI, extra metadata, current creator, creator
+      // fee recipient), one row
       // per event; the launch's own values are the first rows. A token's fields are its latest rows, so a
       // reorg that deletes rows leaves the fields recomputable from what survives.
       await db.schema
@@ -221,6 +222,10 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema
         .alterTable('tokens')
         .addColumn('launch_supply', 'text', (c) => c.notNull().defaultTo('0'))
+        .execute();
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('fee_recipient', 'varchar(42)', (c) => c.notNull().defaultTo(''))
         .execute();
       await db
         .updateTable('tokens')
