@@ -2,9 +2,14 @@
 // as they happened on chain; pagination walks without duplicates or gaps; a reorg leaves only the
 // surviving chain in the index.
 import { randomUUID } from 'node:crypto';
-import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
+import { type Abi, type Address, type Hex, hexToString, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AnnouncementRegistryAbi, FeeEscrowAbi, LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
+import {
+  AnnouncementRegistryAbi,
+  FeeEscrowAbi,
+  LaunchFactoryAbi,
+  LaunchHookAbi,
+} from '../contracts/artifacts/index.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
@@ -197,6 +202,24 @@ describe('indexed reads', () => {
       referrer: base.account(3),
       comment: 'first',
     });
+    // The fee split as the hook credited it, component by component; the parts add up to the fee.
+    const credited = base.events(buy, LaunchHookAbi as Abi, 'FeeComponentCredited') as {
+      componentId: Hex;
+      recipient: Address;
+      amount: bigint;
+    }[];
+    expect(credited.length).toBeGreaterThanOrEqual(3);
+    expect(trades.json.data[0].fee_components).toEqual(
+      credited.map((c) => ({
+        component: hexToString(c.componentId).replace(/\0+$/, ''),
+        recipient: c.recipient,
+        amount_raw: c.amount.toString(),
+      })),
+    );
+    expect(trades.json.data[0].fee_components.map((c: { component: string }) => c.component)).toEqual(
+      expect.arrayContaining(['CREATOR', 'PLATFORM', 'REFERRER']),
+    );
+    expect(credited.reduce((sum, c) => sum + c.amount, 0n)).toBe(10n ** 15n);
     const announcements = await get(`/v1/tokens/8453/${traded}/announcements`);
     expect(announcements.json.data).toEqual([
       expect.objectContaining({

@@ -108,6 +108,10 @@ const Trade = Type.Object({
   fee_currency: Address,
   referrer: Nullable(Address),
   comment: Str(),
+  fee_components: Type.Array(
+    Type.Object({ component: Str('CREATOR, PLATFORM, REFERRER, …'), recipient: Address, amount_raw: Raw }),
+    { description: "The hook's fee credits of this swap (FeeComponentCredited), in fee_currency" },
+  ),
 });
 
 const Announcement = Type.Object({

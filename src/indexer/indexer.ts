@@ -1,5 +1,5 @@
 // The chain index: per chain, follows every suite's factory (Launched, creator-rights changes), hook
-// (Trade), registry (AnnouncementPosted), escrow (Credited, Claimed), the PoolManager (Swap) and the
+// (Trade, FeeComponentCredited), registry (AnnouncementPosted), escrow (Credited, Claimed), the PoolManager (Swap) and the
 // launch tokens (Transfer, metadata updates) from the suites' first block, in block ranges, then the
 // head. Reorg-safe: the hash of every indexed block with events (and of each range end) is kept;
 // when the chain no longer has the last indexed block, rows above the highest block still on the chain
@@ -12,6 +12,7 @@ import {
   encodeFunctionData,
   getAddress,
   type Hex,
+  hexToString,
   numberToHex,
   parseAbi,
   toEventSelector,
@@ -39,7 +40,7 @@ const EVENTS: Abi = [
     'CreatorRightsReassigned',
     'CreatorFeeRecipientUpdated',
   ]),
-  ...(A.LaunchHookAbi as Abi).filter((x) => x.type === 'event' && x.name === 'Trade'),
+  ...events(A.LaunchHookAbi, ['Trade', 'FeeComponentCredited']),
   ...(A.AnnouncementRegistryAbi as Abi).filter((x) => x.type === 'event' && x.name === 'AnnouncementPosted'),
   ...(A.FeeEscrowAbi as Abi).filter(
     (x) => x.type === 'event' && (x.name === 'Credited' || x.name === 'Claimed'),
@@ -247,6 +248,7 @@ export class ChainIndexer {
         'token_holders',
         'token_updates',
         'trades',
+        'fee_credits',
         'announcements',
         'fee_events',
       ] as const)
@@ -521,9 +523,18 @@ export class ChainIndexer {
         : [];
       // The hook's Trade events by transaction, for the join below.
       const tradeEvents = new Map<Hex, typeof decoded>();
-      for (const d of decoded)
-        if (d.event.eventName === 'Trade')
-          tradeEvents.set(d.log.transactionHash, [...(tradeEvents.get(d.log.transactionHash) ?? []), d]);
+      const creditEvents = new Map<Hex, typeof decoded>();
+      for (const d of decoded) {
+        const by =
+          d.event.eventName === 'Trade'
+            ? tradeEvents
+            : d.event.eventName === 'FeeComponentCredited'
+              ? creditEvents
+              : null;
+        by?.set(d.log.transactionHash, [...(by.get(d.log.transactionHash) ?? []), d]);
+      }
+      const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
+      const creditRows: Insertable<Tables['fee_credits']>[] = [];
       const tradeRows = trades.flatMap(({ log, event }) => {
         const s = event.args as unknown as {
           id: Hex;
@@ -546,6 +557,36 @@ export class ChainIndexer {
           .sort((a, b) => Number(BigInt(a.log.logIndex) - BigInt(b.log.logIndex)))[0];
         const t = trade?.event.args as
           { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
+        if (trade) {
+          // The fee components credited for this swap: the hook's credits of this pool between the
+          // previous Trade of the pool in the transaction and this one (buys credit before the swap,
+          // sells after it; each swap ends with its Trade).
+          const previous = Math.max(
+            -1,
+            ...(tradeEvents.get(log.transactionHash) ?? [])
+              .filter((d) => (d.event.args as unknown as { poolId: Hex }).poolId === s.id)
+              .map(logIndex)
+              .filter((i) => i < logIndex(trade)),
+          );
+          for (const c of creditEvents.get(log.transactionHash) ?? []) {
+            const a = c.event.args as unknown as {
+              poolId: Hex;
+              componentId: Hex;
+              recipient: Address;
+              currency: Address;
+              amount: bigint;
+            };
+            if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= logIndex(trade)) continue;
+            creditRows.push({
+              ...position(c.log),
+              swap_log_index: swapIndex,
+              component: hexToString(a.componentId).replace(/\0+$/, ''),
+              recipient: getAddress(a.recipient),
+              currency: getAddress(a.currency),
+              amount: a.amount.toString(),
+            });
+          }
+        }
         const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
         const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
         const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
@@ -579,6 +620,7 @@ export class ChainIndexer {
         ];
       });
       await insertRows(trx, 'trades', tradeRows);
+      await insertRows(trx, 'fee_credits', creditRows);
       await insertRows(
         trx,
         'announcements',
@@ -663,7 +705,7 @@ export class ChainIndexer {
 
 /** Inserts rows in statements of 500 (well inside both databases' parameter limits). */
 async function insertRows<
-  T extends 'trades' | 'announcements' | 'fee_events' | 'token_holders' | 'token_updates',
+  T extends 'trades' | 'fee_credits' | 'announcements' | 'fee_events' | 'token_holders' | 'token_updates',
 >(
   trx: Transaction<Tables>,
   table: T,

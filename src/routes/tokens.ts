@@ -492,6 +492,18 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
   const tokenRowsQuery = Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false });
   route('token_trades', { params: TokenParams, querystring: tokenRowsQuery }, async (request) => {
     const { page, next, through } = await rowsOf(request, 'token_trades', 'trades');
+    // The hook's fee credits of these swaps, per component.
+    const chainId = (request.params as { chain_id: ChainId }).chain_id;
+    const credits =
+      page.length > 0
+        ? await db
+            .selectFrom('fee_credits')
+            .selectAll()
+            .where('chain_id', '=', chainId)
+            .where('tx_hash', 'in', [...new Set(page.map((t) => t.tx_hash))])
+            .orderBy('log_index')
+            .execute()
+        : [];
     const items = page.map((t) => ({
       transaction_hash: t.tx_hash,
       log_index: t.log_index,
@@ -508,6 +520,9 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       fee_currency: t.fee_currency,
       referrer: t.referrer,
       comment: t.comment,
+      fee_components: credits
+        .filter((c) => c.tx_hash === t.tx_hash && c.swap_log_index === t.log_index)
+        .map((c) => ({ component: c.component, recipient: c.recipient, amount_raw: c.amount })),
     }));
     return list(request, deps, items, next, through);
   });

@@ -138,6 +138,18 @@ export interface TokenUpdatesTable {
   field: string;
   value: string;
 }
+export interface FeeCreditsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  /** The Swap log the credit belongs to (trades' log_index). */
+  swap_log_index: number;
+  component: string;
+  recipient: string;
+  currency: string;
+  amount: string;
+}
 export interface TokenMarketTable {
   chain_id: number;
   address: string;
@@ -172,6 +184,7 @@ export interface Tables {
   token_words: TokenWordsTable;
   token_holders: TokenHoldersTable;
   token_updates: TokenUpdatesTable;
+  fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;
 }

@@ -289,6 +289,20 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
           .columns(['chain_id', 'market', column, 'address'])
           .execute();
       }
+      // The hook's fee credits per component (FeeComponentCredited), tied to the swap that paid them.
+      await db.schema
+        .createTable('fee_credits')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('swap_log_index', 'integer', (c) => c.notNull())
+        .addColumn('component', 'varchar(32)', (c) => c.notNull())
+        .addColumn('recipient', 'varchar(42)', (c) => c.notNull())
+        .addColumn('currency', 'varchar(42)', (c) => c.notNull())
+        .addColumn('amount', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('fee_credits_pk', ['chain_id', 'tx_hash', 'log_index'])
+        .execute();
       // Per chain: when market data was last refreshed (the ranking's version, for cursor_stale), the
       // chain time it was computed for, and the last trade it has taken into the reserves.
       await db.schema
