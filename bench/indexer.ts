@@ -1,7 +1,7 @@
 // The index: ingest rate on a devnet with many generated trades (baseline in the same run: fetching
 // the same logs with eth_getLogs alone), and read latency of the token list, search and trades with
 // 100k tokens and 1M trades of synthetic rows, on SQLite and on PostgreSQL.
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { buildServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
 import { ApiKeyStore } from '../src/store/apiKeys.ts';
-import { type Database, openDatabase } from '../src/store/db.ts';
+import { type Database, openDatabase, type Tables } from '../src/store/db.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
 import { ROUNDS } from './support.ts';
@@ -90,42 +90,48 @@ async function ingest() {
   }
 }
 
+/** Inserts `count` generated rows in statements of 500. */
+async function fillTable<T extends 'tokens' | 'trades' | 'token_market'>(
+  db: Database['db'],
+  table: T,
+  count: number,
+  row: (n: number) => Insertable<Tables[T]>,
+): Promise<void> {
+  for (let i = 0; i < count; i += 500) {
+    const rows = Array.from({ length: Math.min(500, count - i) }, (_, j) => row(i + j));
+    await db
+      .insertInto(table)
+      .values(rows as never)
+      .execute();
+  }
+}
+
 /** 100k tokens and 1M trades of synthetic rows, as the indexer would write them. */
 async function fill(database: Database): Promise<{ token: string; name: string }> {
   const db = database.db;
   const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
   const batch = 500;
-  for (let i = 0; i < TOKENS; i += batch) {
-    await db
-      .insertInto('tokens')
-      .values(
-        Array.from({ length: Math.min(batch, TOKENS - i) }, (_, j) => {
-          const n = i + j;
-          return {
-            chain_id: 8453,
-            address: getAddress(hex(n + 1)),
-            suite_id: 'bench',
-            market: n % 5 === 0 ? 'rwa' : 'standard',
-            quote_address: zeroAddress,
-            creator: getAddress(hex((n % 5000) + 1_000_000)),
-            pool_id: `0x${n.toString(16).padStart(64, '0')}`,
-            hook: zeroAddress,
-            tick_spacing: 200,
-            name: `Token ${n} ${randomBytes(3).toString('hex')}`,
-            symbol: `T${n}`,
-            metadata_uri: '',
-            block_number: n + 1,
-            log_index: 0,
-            tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
-            created_at: 1_700_000_000 + n,
-            current_creator: getAddress(hex((n % 5000) + 1_000_000)),
-            fee_recipient: getAddress(hex((n % 5000) + 1_000_000)),
-            launch_supply: (10n ** 27n).toString(),
-          };
-        }),
-      )
-      .execute();
-  }
+  await fillTable(db, 'tokens', TOKENS, (n) => ({
+    chain_id: 8453,
+    address: getAddress(hex(n + 1)),
+    suite_id: 'bench',
+    market: n % 5 === 0 ? 'rwa' : 'standard',
+    quote_address: zeroAddress,
+    creator: getAddress(hex((n % 5000) + 1_000_000)),
+    pool_id: `0x${n.toString(16).padStart(64, '0')}`,
+    hook: zeroAddress,
+    tick_spacing: 200,
+    name: `Token ${n} ${randomBytes(3).toString('hex')}`,
+    symbol: `T${n}`,
+    metadata_uri: '',
+    block_number: n + 1,
+    log_index: 0,
+    tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+    created_at: 1_700_000_000 + n,
+    current_creator: getAddress(hex((n % 5000) + 1_000_000)),
+    fee_recipient: getAddress(hex((n % 5000) + 1_000_000)),
+    launch_supply: (10n ** 27n).toString(),
+  }));
   // The search words the indexer would write for them.
   const names = await db.selectFrom('tokens').select(['address', 'name', 'symbol', 'block_number']).execute();
   const words = names.flatMap((t) =>
@@ -142,65 +148,45 @@ async function fill(database: Database): Promise<{ token: string; name: string }
       .values(words.slice(i, i + batch))
       .execute();
   const hot = getAddress(hex(TOKENS)); // the newest token gets a tenth of the trades
-  for (let i = 0; i < TRADES; i += batch) {
-    await db
-      .insertInto('trades')
-      .values(
-        Array.from({ length: Math.min(batch, TRADES - i) }, (_, j) => {
-          const n = i + j;
-          return {
-            chain_id: 8453,
-            tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
-            log_index: 1,
-            block_number: n + 1,
-            block_hash: `0x${n.toString(16).padStart(64, '0')}`,
-            timestamp: 1_700_000_000 + n,
-            token: n % 10 === 0 ? hot : getAddress(hex((n % TOKENS) + 1)),
-            trader: getAddress(hex((n % 20_000) + 2_000_000)),
-            side: n % 2 ? 'buy' : 'sell',
-            amount_in_raw: '1000',
-            amount_out_raw: '2000',
-            quote_amount_raw: '1000',
-            token_amount_raw: '2000',
-            fee_raw: '10',
-            fee_currency: zeroAddress,
-            referrer: null,
-            comment: '',
-            sqrt_price_x96: (2n ** 96n).toString(),
-          };
-        }),
-      )
-      .execute();
-  }
+  await fillTable(db, 'trades', TRADES, (n) => ({
+    chain_id: 8453,
+    tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+    log_index: 1,
+    block_number: n + 1,
+    block_hash: `0x${n.toString(16).padStart(64, '0')}`,
+    timestamp: 1_700_000_000 + n,
+    token: n % 10 === 0 ? hot : getAddress(hex((n % TOKENS) + 1)),
+    trader: getAddress(hex((n % 20_000) + 2_000_000)),
+    side: n % 2 ? 'buy' : 'sell',
+    amount_in_raw: '1000',
+    amount_out_raw: '2000',
+    quote_amount_raw: '1000',
+    token_amount_raw: '2000',
+    fee_raw: '10',
+    fee_currency: zeroAddress,
+    referrer: null,
+    comment: '',
+    sqrt_price_x96: (2n ** 96n).toString(),
+  }));
   // Market data as the refresh would write it: values spread so that every rank differs.
-  for (let i = 0; i < TOKENS; i += batch) {
-    await db
-      .insertInto('token_market')
-      .values(
-        Array.from({ length: Math.min(batch, TOKENS - i) }, (_, j) => {
-          const n = i + j;
-          return {
-            chain_id: 8453,
-            address: getAddress(hex(n + 1)),
-            market: n % 5 === 0 ? 'rwa' : 'standard',
-            sqrt_price_x96: (2n ** 96n).toString(),
-            reserve_quote_raw: String(n * 1000),
-            activity: JSON.stringify({
-              '1h': { trades: 1, volume_quote_raw: '1000' },
-              '6h': { trades: 2, volume_quote_raw: '2000' },
-              '24h': { trades: 3, volume_quote_raw: '3000' },
-            }),
-            market_cap_usd: (n * 7919) % TOKENS,
-            liquidity_usd: (n * 104_729) % TOKENS,
-            volume_24h_usd: (n * 1_299_709) % TOKENS,
-            trending_score: ((n * 15_485_863) % TOKENS) / 100,
-            as_of_block: TRADES,
-            updated_at: Date.now(),
-          };
-        }),
-      )
-      .execute();
-  }
+  await fillTable(db, 'token_market', TOKENS, (n) => ({
+    chain_id: 8453,
+    address: getAddress(hex(n + 1)),
+    market: n % 5 === 0 ? 'rwa' : 'standard',
+    sqrt_price_x96: (2n ** 96n).toString(),
+    reserve_quote_raw: String(n * 1000),
+    activity: JSON.stringify({
+      '1h': { trades: 1, volume_quote_raw: '1000' },
+      '6h': { trades: 2, volume_quote_raw: '2000' },
+      '24h': { trades: 3, volume_quote_raw: '3000' },
+    }),
+    market_cap_usd: (n * 7919) % TOKENS,
+    liquidity_usd: (n * 104_729) % TOKENS,
+    volume_24h_usd: (n * 1_299_709) % TOKENS,
+    trending_score: ((n * 15_485_863) % TOKENS) / 100,
+    as_of_block: TRADES,
+    updated_at: Date.now(),
+  }));
   await db
     .insertInto('market_state')
     .values({

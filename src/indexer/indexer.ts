@@ -210,8 +210,7 @@ export class ChainIndexer {
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
       const chain = this.chainId;
-      // Tokens whose fields changed above the fork get them back from the surviving updates; tokens
-      // traded above it get their market data recomputed at the next refresh (as_of_block -1).
+      // Tokens whose fields changed above the fork get them back from the surviving updates.
       const changed = await trx
         .selectFrom('token_updates')
         .select('token')
@@ -219,27 +218,24 @@ export class ChainIndexer {
         .where('chain_id', '=', chain)
         .where('block_number', '>', fork)
         .execute();
-      await trx
-        .updateTable('token_market')
-        .set({ as_of_block: -1 })
-        .where('chain_id', '=', chain)
-        .where('address', 'in', (eb) =>
-          eb
-            .selectFrom('trades')
-            .select('token')
-            .where('chain_id', '=', chain)
-            .where('block_number', '>', fork),
-        )
-        .execute();
+      // Market data of tokens launched or traded above the fork goes too: the next refresh computes it
+      // again from what survives (until then those tokens are left out of the ranked orders).
       await trx
         .deleteFrom('token_market')
         .where('chain_id', '=', chain)
         .where('address', 'in', (eb) =>
           eb
-            .selectFrom('tokens')
-            .select('address')
+            .selectFrom('trades')
+            .select('token as address')
             .where('chain_id', '=', chain)
-            .where('block_number', '>', fork),
+            .where('block_number', '>', fork)
+            .union(
+              eb
+                .selectFrom('tokens')
+                .select('address')
+                .where('chain_id', '=', chain)
+                .where('block_number', '>', fork),
+            ),
         )
         .execute();
       for (const t of [

@@ -76,7 +76,7 @@ export function marketRecord(
   nowMs: number,
   staleAfterMs: number,
 ) {
-  if (!row || Number(row.as_of_block) < 0)
+  if (!row)
     return {
       data_status: 'pending',
       price: null,

@@ -3,7 +3,8 @@
 // launch supply), liquidity (the quote currency the pool holds: launch pools are seeded with the token
 // only and their liquidity is locked, so the quote reserve is the sum of the swaps' quote deltas),
 // 1h/6h/24h activity and the trending score. Only tokens whose values can have moved are recomputed:
-// new ones, those marked by a reorg, and those with trades in the last 24 h or since the last refresh.
+// those without market data (new, or reset by a reorg) and those with trades in the last 24 h or since
+// the last refresh.
 import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { RpcEndpoint } from '../chain/rpc.ts';
@@ -54,7 +55,7 @@ export async function refreshMarket(opts: {
       )
       .select('t.address')
       .where('t.chain_id', '=', chainId)
-      .where((eb) => eb.or([eb('m.address', 'is', null), eb('m.as_of_block', '<', 0)]))
+      .where('m.address', 'is', null)
       .execute(),
   );
   add(
