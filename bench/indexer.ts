@@ -75,7 +75,9 @@ async function ingest() {
       void raw;
       await database.close();
     }
-    console.log(`\n## Index ingest (devnet, ${SWAPS} swaps: Swap, Trade and fee-escrow Credited logs)`);
+    console.log(
+      `\n## Index ingest (devnet, ${SWAPS} swaps: Swap, Trade, FeeComponentCredited and fee-escrow Credited logs)`,
+    );
     console.log('| round | logs | ms | logs/s | eth_getLogs alone ms (baseline) | ingest / baseline time |');
     console.log('|---|---:|---:|---:|---:|---:|');
     rows.forEach((r, i) =>
