@@ -263,6 +263,30 @@ export class ChainIndexer {
     return fork;
   }
 
+  /** The search words of a token's name and symbol (kept at its launch block, for reorgs). */
+  private async writeWords(
+    trx: Transaction<Tables>,
+    token: string,
+    name: string,
+    symbol: string,
+    launchBlock: number | string | bigint,
+  ): Promise<void> {
+    const words = searchWords(name, symbol);
+    if (words.length === 0) return;
+    await trx
+      .insertInto('token_words')
+      .values(
+        words.map((word) => ({
+          chain_id: this.chainId,
+          word,
+          address: token,
+          block_number: Number(BigInt(launchBlock)),
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
   /** Sets tokens' changeable fields (and their search words) to their latest surviving updates. */
   private async refreshFields(trx: Transaction<Tables>, tokens: string[]): Promise<void> {
     for (const token of tokens) {
@@ -303,19 +327,7 @@ export class ChainIndexer {
         .where('chain_id', '=', this.chainId)
         .where('address', '=', token)
         .execute();
-      const words = searchWords(latest.name, latest.symbol ?? '');
-      if (words.length > 0)
-        await trx
-          .insertInto('token_words')
-          .values(
-            words.map((word) => ({
-              chain_id: this.chainId,
-              word,
-              address: token,
-              block_number: launch.block_number,
-            })),
-          )
-          .execute();
+      await this.writeWords(trx, token, latest.name, latest.symbol ?? '', launch.block_number);
     }
   }
 
@@ -491,21 +503,7 @@ export class ChainIndexer {
             { ...launched, field: 'fee_recipient', value: feeRecipient },
           ])
           .execute();
-        const words = searchWords(view(0, 'name'), view(1, 'symbol'));
-        if (words.length > 0) {
-          await trx
-            .insertInto('token_words')
-            .values(
-              words.map((word) => ({
-                chain_id: this.chainId,
-                word,
-                address: getAddress(a.token),
-                block_number: Number(BigInt(log.blockNumber)),
-              })),
-            )
-            .onConflict((oc) => oc.doNothing())
-            .execute();
-        }
+        await this.writeWords(trx, getAddress(a.token), view(0, 'name'), view(1, 'symbol'), log.blockNumber);
       }
       // Pools of launch tokens (known before this range, or launched in it).
       const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);
