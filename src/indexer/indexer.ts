@@ -525,7 +525,9 @@ export class ChainIndexer {
             : d.event.eventName === 'FeeComponentCredited'
               ? creditEvents
               : null;
-        by?.set(d.log.transactionHash, [...(by.get(d.log.transactionHash) ?? []), d]);
+        const list = by?.get(d.log.transactionHash);
+        if (list) list.push(d);
+        else by?.set(d.log.transactionHash, [d]);
       }
       const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
       const creditRows: Insertable<Tables['fee_credits']>[] = [];

@@ -89,7 +89,11 @@ export async function refreshMarket(opts: {
       .orderBy('log_index')
       .execute();
     const byToken = new Map<string, typeof trades>();
-    for (const t of trades) byToken.set(t.token, [...(byToken.get(t.token) ?? []), t]);
+    for (const t of trades) {
+      const own = byToken.get(t.token);
+      if (own) own.push(t);
+      else byToken.set(t.token, [t]);
+    }
     const live = await liveReads(opts, tokens, byToken, through);
     const rows: TokenMarketTable[] = tokens.map((token) => {
       const own = byToken.get(token.address) ?? [];
