@@ -188,6 +188,7 @@ async function fill(database: Database): Promise<{ token: string; name: string }
     trending_score: ((n * 15_485_863) % TOKENS) / 100,
     as_of_block: TRADES,
     updated_at: Date.now(),
+    rebuild: 0,
   }));
   await db
     .insertInto('market_state')

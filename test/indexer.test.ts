@@ -605,7 +605,9 @@ describe('indexed reads', () => {
       traded,
       'Orphan Name',
     ]);
-    const volumeBefore = BigInt((await refreshed(traded)).activity['24h'].volume_quote_raw);
+    const before = await refreshed(traded);
+    const volumeBefore = BigInt(before.activity['24h'].volume_quote_raw);
+    const liquidityBefore = before.liquidity.quote_raw as string;
     expect(
       (await get(`/v1/tokens/8453/${traded}/trades`)).json.data.map(
         (t: { transaction_hash: string }) => t.transaction_hash,
@@ -629,9 +631,26 @@ describe('indexed reads', () => {
     expect(await found('orphan')).toBe(0);
     expect(await found('alpha')).toBe(1);
     // Market data is recomputed without the orphaned trade (5e16 in) and with the survivor (2e16 in).
-    expect((await refreshed(traded)).activity['24h'].volume_quote_raw).toBe(
+    const after = await refreshed(traded);
+    expect(after.activity['24h'].volume_quote_raw).toBe(
       (volumeBefore - 5n * 10n ** 16n + 2n * 10n ** 16n).toString(),
     );
+    // The reserve too: what the surviving trades moved into the pool, nothing of the orphan.
+    const survivors = (await get(`/v1/tokens/8453/${traded}/trades?limit=100`)).json.data as {
+      side: string;
+      quote_amount_raw: string;
+      fee_raw: string;
+    }[];
+    const reserve = survivors.reduce(
+      (sum, t) =>
+        sum +
+        (t.side === 'buy'
+          ? BigInt(t.quote_amount_raw) - BigInt(t.fee_raw)
+          : -(BigInt(t.quote_amount_raw) + BigInt(t.fee_raw))),
+      0n,
+    );
+    expect(after.liquidity.quote_raw).toBe(reserve.toString());
+    expect(BigInt(liquidityBefore)).toBeGreaterThan(reserve); // the orphan's 5e16 had been counted
   });
 });
 

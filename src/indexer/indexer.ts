@@ -218,25 +218,30 @@ export class ChainIndexer {
         .where('chain_id', '=', chain)
         .where('block_number', '>', fork)
         .execute();
-      // Market data of tokens launched or traded above the fork goes too: the next refresh computes it
-      // again from what survives (until then those tokens are left out of the ranked orders).
+      // Market data: tokens launched above the fork go; rows computed from blocks above it get their
+      // reserves rebuilt from what survives at the next refresh (until then they keep their values).
       await trx
         .deleteFrom('token_market')
         .where('chain_id', '=', chain)
         .where('address', 'in', (eb) =>
           eb
-            .selectFrom('trades')
-            .select('token as address')
+            .selectFrom('tokens')
+            .select('address')
             .where('chain_id', '=', chain)
-            .where('block_number', '>', fork)
-            .union(
-              eb
-                .selectFrom('tokens')
-                .select('address')
-                .where('chain_id', '=', chain)
-                .where('block_number', '>', fork),
-            ),
+            .where('block_number', '>', fork),
         )
+        .execute();
+      await trx
+        .updateTable('token_market')
+        .set({ rebuild: 1 })
+        .where('chain_id', '=', chain)
+        .where('as_of_block', '>', fork)
+        .execute();
+      await trx
+        .updateTable('market_state')
+        .set({ as_of_block: fork })
+        .where('chain_id', '=', chain)
+        .where('as_of_block', '>', fork)
         .execute();
       for (const t of [
         'tokens',

@@ -2,7 +2,9 @@
 // price (the last indexed Swap's sqrtPriceX96; the pool's slot0 before any trade), market cap (price ×
 // launch supply), liquidity (the quote currency the pool holds: launch pools are seeded with the token
 // only and their liquidity is locked, so the quote reserve is the sum of the swaps' quote deltas),
-// 1h/6h/24h activity and the trending score. Only tokens whose values can have moved are recomputed:
+// 1h/6h/24h activity and the trending score. Reserves are extended by the trades since the last
+// refresh (computed in full for new tokens and after a reorg). Only tokens whose values can have moved
+// are recomputed:
 // those without market data (new, or reset by a reorg) and those with trades in the last 24 h or since
 // the last refresh.
 import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
@@ -55,7 +57,7 @@ export async function refreshMarket(opts: {
       )
       .select('t.address')
       .where('t.chain_id', '=', chainId)
-      .where('m.address', 'is', null)
+      .where((eb) => eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1)]))
       .execute(),
   );
   add(
@@ -79,31 +81,79 @@ export async function refreshMarket(opts: {
       .where('chain_id', '=', chainId)
       .where('address', 'in', chunk)
       .execute();
-    const trades = await db
-      .selectFrom('trades')
-      .select(['token', 'side', 'quote_amount_raw', 'fee_raw', 'timestamp', 'trader', 'sqrt_price_x96'])
-      .where('chain_id', '=', chainId)
-      .where('token', 'in', chunk)
-      .where('block_number', '<=', through)
-      .orderBy('block_number')
-      .orderBy('log_index')
-      .execute();
+    // Reserves are kept up to each row's as_of_block and extended by the trades after it; a token with
+    // no row, or whose row a reorg marked for rebuilding, is computed from all its trades. Activity
+    // and trending need the last 24 h of trades in any case.
+    const stored = new Map(
+      (
+        await db
+          .selectFrom('token_market')
+          .select(['address', 'sqrt_price_x96', 'reserve_quote_raw', 'as_of_block', 'rebuild'])
+          .where('chain_id', '=', chainId)
+          .where('address', 'in', chunk)
+          .execute()
+      )
+        .filter((r) => r.rebuild === 0)
+        .map((r) => [r.address, r]),
+    );
+    const tradesOf = (addresses: string[], afterBlock: number) =>
+      addresses.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('trades')
+            .select([
+              'token',
+              'block_number',
+              'side',
+              'quote_amount_raw',
+              'fee_raw',
+              'timestamp',
+              'trader',
+              'sqrt_price_x96',
+            ])
+            .where('chain_id', '=', chainId)
+            .where('token', 'in', addresses)
+            .where('block_number', '<=', through)
+            .where((eb) =>
+              eb.or([eb('block_number', '>', afterBlock), eb('timestamp', '>', chainTime - WINDOWS['24h'])]),
+            )
+            .orderBy('block_number')
+            .orderBy('log_index')
+            .execute();
+    const extended = chunk.filter((a) => stored.has(a));
+    const trades = [
+      ...(await tradesOf(
+        chunk.filter((a) => !stored.has(a)),
+        -1,
+      )),
+      ...(await tradesOf(extended, Math.min(...extended.map((a) => Number(stored.get(a)?.as_of_block))))),
+    ];
     const byToken = new Map<string, typeof trades>();
     for (const t of trades) {
       const own = byToken.get(t.token);
       if (own) own.push(t);
       else byToken.set(t.token, [t]);
     }
-    const live = await liveReads(opts, tokens, byToken, through);
+    const live = await liveReads(
+      opts,
+      tokens.filter((t) => !byToken.has(t.address) && !stored.has(t.address)),
+      tokens.filter((t) => t.launch_supply === '0'),
+      through,
+    );
     const rows: TokenMarketTable[] = tokens.map((token) => {
       const own = byToken.get(token.address) ?? [];
-      const sqrt = BigInt(own.at(-1)?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
+      const before = stored.get(token.address);
+      const sqrt = BigInt(
+        own.at(-1)?.sqrt_price_x96 ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n,
+      );
       const supply = BigInt(
         token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
       );
       // The pool's quote reserve: what buys paid in (without the hook's fee) less what sells took out.
-      let reserve = 0n;
+      let reserve = BigInt(before?.reserve_quote_raw ?? 0);
+      const counted = Number(before?.as_of_block ?? -1);
       for (const t of own) {
+        if (Number(t.block_number) <= counted) continue; // in the stored reserve already
         const amount = BigInt(t.quote_amount_raw);
         const fee = BigInt(t.fee_raw);
         reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
@@ -134,6 +184,7 @@ export async function refreshMarket(opts: {
         ),
         as_of_block: through,
         updated_at: opts.nowMs,
+        rebuild: 0,
       };
     });
     if (rows.length > 0)
@@ -150,6 +201,7 @@ export async function refreshMarket(opts: {
             volume_24h_usd: eb.ref('excluded.volume_24h_usd'),
             trending_score: eb.ref('excluded.trending_score'),
             as_of_block: eb.ref('excluded.as_of_block'),
+            rebuild: eb.ref('excluded.rebuild'),
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )
@@ -170,14 +222,12 @@ export async function refreshMarket(opts: {
  */
 async function liveReads(
   opts: { chainId: ChainId; endpoint: RpcEndpoint; deployments: Deployments },
-  tokens: TokensTable[],
-  trades: Map<string, unknown[]>,
+  untraded: TokensTable[],
+  unsupplied: TokensTable[],
   through: number,
 ) {
   const suites = opts.deployments.get(opts.chainId)?.suites ?? [];
   const slot0 = UNISWAP.StateView().abi as Abi;
-  const untraded = tokens.filter((t) => !trades.has(t.address));
-  const unsupplied = tokens.filter((t) => t.launch_supply === '0');
   const at = numberToHex(through);
   const answers = await opts.endpoint.batchResults<Hex>([
     ...untraded.map((t) => ({

@@ -164,6 +164,8 @@ export interface TokenMarketTable {
   trending_score: number;
   as_of_block: number | string | bigint;
   updated_at: number | string | bigint;
+  /** 1 when a reorg went below as_of_block: recompute the reserve from all trades. */
+  rebuild: number;
 }
 export interface MarketStateTable {
   chain_id: number;

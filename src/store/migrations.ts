@@ -270,6 +270,8 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .addColumn('trending_score', 'double precision', (c) => c.notNull())
         .addColumn('as_of_block', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        // 1 after a reorg under as_of_block: the reserve is recomputed from all trades, not extended.
+        .addColumn('rebuild', 'integer', (c) => c.notNull().defaultTo(0))
         .addPrimaryKeyConstraint('token_market_pk', ['chain_id', 'address'])
         .execute();
       for (const column of ['market_cap_usd', 'liquidity_usd', 'volume_24h_usd', 'trending_score']) {
