@@ -3,10 +3,9 @@
 // launch supply), liquidity (the quote currency the pool holds: launch pools are seeded with the token
 // only and their liquidity is locked, so the quote reserve is the sum of the swaps' quote deltas),
 // 1h/6h/24h activity and the trending score. Reserves are extended by the trades since the last
-// refresh (computed in full for new tokens and after a reorg). Only tokens whose values can have moved
-// are recomputed:
-// those without market data (new, or reset by a reorg) and those with trades in the last 24 h or since
-// the last refresh.
+// refresh (computed in full for new tokens and after a reorg below them). Only tokens whose values can
+// have moved are recomputed: those without market data, those a reorg marked, and those with trades in
+// the last 24 h or since the last refresh.
 import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { RpcEndpoint } from '../chain/rpc.ts';
@@ -136,7 +135,8 @@ export async function refreshMarket(opts: {
     }
     const live = await liveReads(
       opts,
-      tokens.filter((t) => !byToken.has(t.address) && !stored.has(t.address)),
+      // (Trades indexed before prices were recorded carry none.)
+      tokens.filter((t) => !byToken.get(t.address)?.at(-1)?.sqrt_price_x96 && !stored.has(t.address)),
       tokens.filter((t) => t.launch_supply === '0'),
       through,
     );
