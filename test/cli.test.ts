@@ -209,7 +209,7 @@ describe('launchpad migrate', () => {
       const failures = runs.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
       expect(failures).toEqual([]);
     }
-  });
+  }, 90_000); // twelve node processes on two cores, some of them waiting out the others' locks
 });
 
 describe('launchpad openapi', () => {
