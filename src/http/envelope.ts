@@ -65,6 +65,22 @@ export function envelope(requestIdValue: string, nowMs: number, data: unknown, w
   };
 }
 
+/** A page of an indexed list: its rows, the cursor of the next page (null on the last) and the index's reach. */
+export function indexedPage(
+  requestIdValue: string,
+  nowMs: number,
+  items: unknown[],
+  next: string | null,
+  indexedThroughBlock: unknown,
+) {
+  const body = envelope(requestIdValue, nowMs, items);
+  return {
+    data: body.data,
+    pagination: { next_cursor: next },
+    meta: { ...body.meta, indexed_through_block: indexedThroughBlock },
+  };
+}
+
 /** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */
 export function publicOrigin(publicUrl: string, request: { protocol: string; host: string }): string {
   return publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : publicUrl;

@@ -151,3 +151,7 @@ export function rejectDuplicateQuery(query: unknown): void {
     },
   );
 }
+
+/** `limit` and `cursor` of the paginated reads (the key's plan caps `limit` further). */
+export const PageLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 25 }));
+export const PageCursor = Type.Optional(Type.String({ minLength: 1, maxLength: 4096 }));

@@ -444,7 +444,6 @@ export class ChainIndexer {
         return [];
       }),
     ];
-    const manifest = this.deployments.get(this.chainId);
     const db = this.database.db;
     await db.transaction().execute(async (trx) => {
       for (const [i, { log, event }] of launches.entries()) {
@@ -457,9 +456,7 @@ export class ChainIndexer {
           tickSpacing: number;
         };
         const suite = this.suites.find((s) => getAddress(s.contracts.factory) === getAddress(log.address));
-        const quote = manifest?.quotes.find(
-          (q) => q.suite_id === suite?.id && getAddress(q.address) === getAddress(a.quoteToken),
-        );
+        const quote = this.deployments.quote(this.chainId, suite?.id ?? '', a.quoteToken);
         const view = (j: number, fn: 'name' | 'symbol' | 'contractURI') =>
           decodeFunctionResult({
             abi: TOKEN_VIEWS,

@@ -11,10 +11,16 @@ import type { ChainClients } from '../chain/clients.ts';
 import { type Snapshot, withSnapshot, withSnapshotAt } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../http/cursor.ts';
-import { envelope, publicOrigin } from '../http/envelope.ts';
+import { envelope, indexedPage, publicOrigin } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
 import { ApiError } from '../http/problems.ts';
-import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
+import {
+  Address as AddressSchema,
+  ChainIdSchema,
+  PageCursor,
+  PageLimit,
+  StringEnum,
+} from '../http/validation.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
@@ -35,8 +41,6 @@ export interface TokenReadDeps {
   documents: PinnedDocuments;
 }
 
-const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 25 }));
-const Cursor = Type.Optional(Type.String({ minLength: 1, maxLength: 4096 }));
 const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: AddressSchema() });
 const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
 type Sort = (typeof SORTS)[number];
@@ -135,12 +139,7 @@ function list(
   next: string | null,
   through: unknown,
 ) {
-  const body = envelope(request.id, deps.clock.now(), items);
-  return {
-    data: body.data,
-    pagination: { next_cursor: next },
-    meta: { ...body.meta, indexed_through_block: through },
-  };
+  return indexedPage(request.id, deps.clock.now(), items, next, through);
 }
 
 export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDeps) {
@@ -325,8 +324,8 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
           chain_id: Type.Optional(ChainIdSchema()),
           market: Type.Optional(StringEnum(['all', 'standard', 'rwa'], { default: 'all' })),
           sort: Type.Optional(StringEnum(SORTS, { default: 'newest' })),
-          limit: Limit,
-          cursor: Cursor,
+          limit: PageLimit,
+          cursor: PageCursor,
         },
         { additionalProperties: false },
       ),
@@ -356,8 +355,8 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         {
           chain_id: Type.Optional(ChainIdSchema()),
           q: Type.String({ minLength: 1, maxLength: 100 }),
-          limit: Limit,
-          cursor: Cursor,
+          limit: PageLimit,
+          cursor: PageCursor,
         },
         { additionalProperties: false },
       ),
@@ -373,7 +372,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     {
       params: Type.Object({ address: AddressSchema() }),
       querystring: Type.Object(
-        { chain_id: Type.Optional(ChainIdSchema()), limit: Limit, cursor: Cursor },
+        { chain_id: Type.Optional(ChainIdSchema()), limit: PageLimit, cursor: PageCursor },
         { additionalProperties: false },
       ),
     },
@@ -489,7 +488,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     return { page, next, through: await indexedThrough(deps.database, [p.chain_id]) };
   }
 
-  const tokenRowsQuery = Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false });
+  const tokenRowsQuery = Type.Object(
+    { limit: PageLimit, cursor: PageCursor },
+    { additionalProperties: false },
+  );
   route('token_trades', { params: TokenParams, querystring: tokenRowsQuery }, async (request) => {
     const { page, next, through } = await rowsOf(request, 'token_trades', 'trades');
     // The hook's fee credits of these swaps, per component.
@@ -550,7 +552,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     'holder_snapshot',
     {
       params: TokenParams,
-      querystring: Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false }),
+      querystring: Type.Object({ limit: PageLimit, cursor: PageCursor }, { additionalProperties: false }),
     },
     async (request) => {
       const p = request.params as { chain_id: ChainId; token_address: string };

@@ -10,8 +10,9 @@ import { FeeEscrowAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
-import { envelope } from '../http/envelope.ts';
-import { Address as AddressSchema, ChainIdSchema } from '../http/validation.ts';
+import { envelope, indexedPage } from '../http/envelope.ts';
+import { pageSize } from '../http/limits/units.ts';
+import { Address as AddressSchema, ChainIdSchema, PageCursor, PageLimit } from '../http/validation.ts';
 import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
@@ -179,8 +180,8 @@ export function registerWalletRoutes(
       querystring: Type.Object(
         {
           chain_id: Type.Optional(ChainIdSchema()),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+          limit: PageLimit,
+          cursor: PageCursor,
         },
         { additionalProperties: false },
       ),
@@ -188,7 +189,7 @@ export function registerWalletRoutes(
     handler: async (request) => {
       const address = getAddress((request.params as { address: string }).address);
       const q = request.query as { chain_id?: ChainId; limit?: number; cursor?: string };
-      const limit = q.limit ?? 25;
+      const limit = pageSize(request.query as Record<string, unknown>);
       const scope = Cursors.scope('wallet_activity', { address, chain: q.chain_id ?? null });
       const after = q.cursor
         ? (deps.cursors.decode(q.cursor, scope) as [number, number, number, number])
@@ -271,7 +272,7 @@ export function registerWalletRoutes(
         items.length > limit && last
           ? deps.cursors.encode(scope, [last.at, last.chain_id, last.block_number, last.log_index])
           : null;
-      const body = envelope(
+      return indexedPage(
         request.id,
         deps.clock.now(),
         shown.map(({ at, ...i }) => ({
@@ -279,15 +280,9 @@ export function registerWalletRoutes(
           block_number: String(i.block_number),
           timestamp: new Date(at * 1000).toISOString(),
         })),
+        next,
+        await indexedThrough(deps.database, q.chain_id ? [q.chain_id] : CHAIN_IDS),
       );
-      return {
-        data: body.data,
-        pagination: { next_cursor: next },
-        meta: {
-          ...body.meta,
-          indexed_through_block: await indexedThrough(deps.database, q.chain_id ? [q.chain_id] : CHAIN_IDS),
-        },
-      };
     },
   });
 }
