@@ -1,8 +1,6 @@
 // Starts a real gateway on 127.0.0.1 (a random port) for a test, with a manual clock and its own data dir.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { ChainClients } from '../../src/chain/clients.ts';
 import { ManualClock } from '../../src/clock.ts';
@@ -11,6 +9,9 @@ import { buildServer, type ServerDeps } from '../../src/server.ts';
 import { loadSettings, type Settings } from '../../src/settings.ts';
 import { ApiKeyStore, type NewKeyOptions } from '../../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
+import { tempDir } from './tempDir.ts';
+
+export { tempDir };
 
 /** Per-key overrides that keep the key windows out of the way of tests about other behaviour. */
 export const UNLIMITED = { burstPerSecond: 1e9, unitsPerMinute: 1e9, daily: 1e9, monthly: 1e9 };
@@ -39,8 +40,7 @@ export async function freshPostgres(clusterUrl: string): Promise<string> {
   return url.toString();
 }
 
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'launchpad-test-'));
+;
 }
 
 export async function startGateway(
