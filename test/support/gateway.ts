@@ -40,9 +40,6 @@ export async function freshPostgres(clusterUrl: string): Promise<string> {
   return url.toString();
 }
 
-;
-}
-
 export async function startGateway(
   env: Record<string, string> = {},
   extraRoutes?: ServerDeps['extraRoutes'],
