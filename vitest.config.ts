@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// better-sqlite3 13 crashes on Node 20; say so instead of a worker's SIGSEGV.
+if (Number(process.versions.node.split('.')[0]) < 22)
+  throw new Error(`the tests need Node 22 or 24 (this is ${process.version}): scripts/node.sh 24 npm test`);
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
