@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.launchpad/', 'contracts/artifacts/'] },
+  { ignores: ['src/client/openapi.ts', '.node/', 'node_modules/', '.launchpad/', 'contracts/artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

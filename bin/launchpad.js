@@ -3,7 +3,9 @@
 import { register } from 'tsx/esm/api';
 
 if (Number(process.versions.node.split('.')[0]) < 22) {
-  console.error(`launchpad: Node 22 or 24 is required (this is ${process.version}); scripts/node.sh 24 npm start`);
+  console.error(
+    `launchpad: Node 22 or 24 is required (this is ${process.version}); scripts/node.sh 24 npm start`,
+  );
   process.exit(1);
 }
 register();

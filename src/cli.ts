@@ -1,34 +1,95 @@
 // launchpad start | keys create|list|revoke | migrate | openapi
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ChainClients } from './chain/clients.ts';
 import { systemClock } from './clock.ts';
-import { MemoryBackend } from './http/limits/backend.ts';
-import { Limiter, openLimiter } from './http/limits/limits.ts';
+import { openLimiter } from './http/limits/limits.ts';
 import { PLAN_LIMITS } from './http/limits/plans.ts';
 import { type Devnet, startDevnet } from './devnet/devnet.ts';
 import { startIndexer } from './indexer/indexer.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
-import { CHAIN_IDS } from './launchpad/chains.ts';
+import { CHAIN_IDS, CHAINS } from './launchpad/chains.ts';
 import { Deployments } from './launchpad/deployments.ts';
+import { runDemo } from './demo.ts';
+import { CliError, holdLock } from './lock.ts';
+import { renderOpenapi } from './openapiDocument.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, type Settings, SettingsError } from './settings.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
-import { openDatabase } from './store/db.ts';
+import { type Database, openDatabase } from './store/db.ts';
 
-const USAGE = `usage:
-  launchpad start                     run the gateway (HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL, RPC_URL_<id>, …);
-                                      without any RPC_URL_<id> it runs the local devnet too
-  launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]... [--expires <iso>]
-                        [--limits '<json>'] [--json]
-  launchpad keys limits <key_id> '<json>'  per-key overrides of unitsPerMinute, burstPerSecond, daily, monthly, maxPage
-  launchpad keys list [--json]
-  launchpad keys revoke <key_id>
-  launchpad devnet                    run the local devnet alone (anvil per chain, Uniswap v4, launchpad suites) until stopped
-  launchpad indexer                   run the chain indexer alone (with INDEXER=off on the gateways); on PostgreSQL
-                                      several may run, one writes each chain
-  launchpad migrate                   apply database migrations and exit
-  launchpad openapi                   print the OpenAPI document`;
+const COMMANDS: Record<string, { usage: string; options: ParseArgsConfig['options'] }> = {
+  start: {
+    usage: `launchpad start
+  Runs the gateway (settings from the environment: HOST, PORT, LAUNCHPAD_DATA_DIR, DATABASE_URL,
+  RPC_URL_<chain_id>, …; see the README). Without any RPC_URL_<chain_id> it runs the local devnet too.`,
+    options: {},
+  },
+  devnet: {
+    usage: `launchpad devnet
+  Runs the local devnet alone (one anvil per chain, Uniswap v4, the launchpad suites) until stopped.`,
+    options: {},
+  },
+  indexer: {
+    usage: `launchpad indexer
+  Runs the chain indexer alone (for gateways started with INDEXER=off); on PostgreSQL several may run,
+  one writes each chain.`,
+    options: {},
+  },
+  keys: {
+    usage: `launchpad keys create --plan <${PLANS.join('|')}> --scopes <list or '*'> [--origin <url>]...
+                     [--expires <iso date>] [--limits '<json>'] [--json]
+launchpad keys limits <key_id> '<json>'   per-key overrides of ${Object.keys(PLAN_LIMITS.developer).join(', ')}
+launchpad keys list [--json]
+launchpad keys revoke <key_id>`,
+    options: {
+      plan: { type: 'string' },
+      scopes: { type: 'string' },
+      origin: { type: 'string', multiple: true },
+      expires: { type: 'string' },
+      limits: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  },
+  demo: {
+    usage: `launchpad demo [--base-url <url>] [--key <api key>]
+  Walks the product against a running devnet gateway with the devnet's accounts: config, launch, index,
+  buy, sell through Permit2, fee claim, announcement, trades and holders. Exit 0 only if every step
+  landed on chain. Defaults: http://127.0.0.1:$PORT/v1, a new developer key in the data dir's database.`,
+    options: { 'base-url': { type: 'string' }, key: { type: 'string' } },
+  },
+  migrate: {
+    usage: `launchpad migrate
+  Applies the database migrations and exits.`,
+    options: {},
+  },
+  openapi: {
+    usage: `launchpad openapi
+  Prints the OpenAPI document.`,
+    options: {},
+  },
+};
+
+const USAGE = `usage:\n${Object.values(COMMANDS)
+  .map((c) => c.usage.replace(/^/gm, '  '))
+  .join('\n')}\n  launchpad <command> --help`;
+
+/** A command's flags, strictly: an unknown flag is an error that shows the command's usage. */
+function parse(command: string, args: string[]) {
+  const spec = COMMANDS[command] as (typeof COMMANDS)[string];
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: command === 'keys',
+      strict: true,
+      options: { ...spec.options, help: { type: 'boolean', short: 'h', default: false } },
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage: ${spec.usage}`);
+  }
+}
+
+class UsageError extends Error {}
 
 /**
  * Without any RPC_URL_*, the gateway brings up the local devnet (one anvil per chain, everything
@@ -47,7 +108,9 @@ async function embeddedDevnet(settings: Settings): Promise<{ settings: Settings;
 }
 
 async function start() {
-  const { settings, devnet } = await embeddedDevnet(loadSettings());
+  const loaded = loadSettings();
+  holdLock(loaded.dataDir, 'start');
+  const { settings, devnet } = await embeddedDevnet(loaded);
   try {
     await serve(settings, devnet);
   } catch (err) {
@@ -64,6 +127,32 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
   const saltMiner = new SaltMiner();
   saltMiner.warm();
   const app = await buildServer({ settings, database, chains, clock: systemClock, limiter, saltMiner });
+  try {
+    await app.listen({ host: settings.host, port: settings.port });
+  } catch (err) {
+    await app.close();
+    await database.close();
+    await limiter.backend.close();
+    await saltMiner.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new CliError(
+        `cannot listen on ${settings.host}:${settings.port} (${code === 'EADDRINUSE' ? 'the port is in use' : code}); set HOST or PORT`,
+      );
+    throw err;
+  }
+  const indexer =
+    settings.indexer === 'embedded'
+      ? startIndexer({
+          database,
+          chains,
+          deployments: Deployments.load(settings.manifestsDir),
+          chainIds: [...CHAIN_IDS],
+          pollMs: settings.indexerPollMs,
+          marketRefreshMs: settings.marketRefreshMs,
+          onError: (err) => app.log.warn({ err }, 'indexer step failed; retrying'),
+        })
+      : undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -86,25 +175,73 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
       process.exit(1);
     }
   };
-  const indexer =
-    settings.indexer === 'embedded'
-      ? startIndexer({
-          database,
-          chains,
-          deployments: Deployments.load(settings.manifestsDir),
-          chainIds: [...CHAIN_IDS],
-          pollMs: settings.indexerPollMs,
-          marketRefreshMs: settings.marketRefreshMs,
-          onError: (err) => app.log.warn({ err }, 'indexer step failed; retrying'),
-        })
-      : undefined;
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  process.stdout.write(`launchpad gateway ready at http://${host}:${port}/v1\n`);
+  const origin = `http://${host}:${port}`;
+  const devKey = devnet ? await firstDevKey(database, settings) : undefined;
+  process.stdout.write(readyBanner({ origin, settings, devnet: devnet !== undefined, devKey }));
+}
+
+/** On the devnet only: a development key made on the first start (when the database has no key). */
+async function firstDevKey(database: Database, settings: Settings): Promise<string | undefined> {
+  const store = new ApiKeyStore(database, settings.keyPrefix);
+  if ((await store.list()).length > 0) return undefined;
+  const { key } = await store.create({ plan: 'developer', scopes: ['*'], origins: [] });
+  return key;
+}
+
+/** What a first run needs to know: where the API and its docs are, the state, the chains, a key. */
+function readyBanner(o: { origin: string; settings: Settings; devnet: boolean; devKey?: string }): string {
+  const chains = CHAIN_IDS.map((id) => {
+    const urls = o.settings.rpcUrls[id] ?? [];
+    return `    ${String(id).padEnd(5)} ${CHAINS[id].name.padEnd(16)} ${urls.length ? urls.join(', ') : '(no RPC_URL_' + id + ')'}`;
+  });
+  const key = o.devKey
+    ? [
+        `  API key   ${o.devKey}`,
+        '            (devnet only: a development key made on this first start; it is shown once)',
+      ]
+    : [
+        "  API key   npx launchpad keys create --plan developer --scopes '*'",
+        `            (same LAUNCHPAD_DATA_DIR${o.settings.databaseUrl ? ' and DATABASE_URL' : ''})`,
+      ];
+  return [
+    `launchpad gateway ready at ${o.origin}/v1`,
+    `  docs      ${o.origin}/docs`,
+    `  data dir  ${o.settings.dataDir}${o.settings.databaseUrl ? ' (database: PostgreSQL)' : ''}`,
+    `  chains${o.devnet ? '    (local devnet)' : ''}`,
+    ...chains,
+    ...key,
+    `  try       curl -H "x-api-key: <key>" '${o.origin}/v1/config?chain_id=8453&include=chains'`,
+    o.devnet ? '  demo      npm run demo   (walks launch, swaps, claims on the devnet)' : '',
+  ]
+    .filter((l) => l !== '')
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+/** `launchpad demo`: the product walked against a running devnet gateway. */
+async function demo(flags: { 'base-url'?: string; key?: string }) {
+  const settings = loadSettings();
+  const baseUrl = flags['base-url'] ?? `http://127.0.0.1:${settings.port}/v1`;
+  let key = flags.key ?? process.env.LAUNCHPAD_API_KEY;
+  if (!key) {
+    const database = await openDatabase(settings);
+    try {
+      const made = await new ApiKeyStore(database, settings.keyPrefix).create({
+        plan: 'developer',
+        scopes: ['*'],
+        origins: [],
+      });
+      key = made.key;
+    } finally {
+      await database.close();
+    }
+  }
+  await runDemo({ baseUrl, apiKey: key, dataDir: settings.dataDir });
 }
 
 /** Per-key limit overrides: positive whole numbers for the plan fields only. */
@@ -127,19 +264,16 @@ function parseOverrides(json: string): Record<string, number> {
   return value as Record<string, number>;
 }
 
-async function keys(args: string[]) {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      plan: { type: 'string' },
-      scopes: { type: 'string' },
-      origin: { type: 'string', multiple: true },
-      expires: { type: 'string' },
-      limits: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+interface KeyFlags {
+  plan?: string;
+  scopes?: string;
+  origin?: string[];
+  expires?: string;
+  limits?: string;
+  json?: boolean;
+}
+
+async function keys(values: KeyFlags, positionals: string[]) {
   const settings = loadSettings();
   const database = await openDatabase(settings);
   const store = new ApiKeyStore(database, settings.keyPrefix);
@@ -152,6 +286,8 @@ async function keys(args: string[]) {
       const expiresAt = values.expires ? new Date(values.expires) : undefined;
       if (expiresAt && Number.isNaN(expiresAt.getTime()))
         throw new KeyOptionError('--expires must be an ISO date');
+      if (expiresAt && expiresAt.getTime() <= Date.now())
+        throw new KeyOptionError(`--expires ${values.expires} is in the past`);
       const scopes = values.scopes
         .split(',')
         .map((s) => s.trim())
@@ -169,12 +305,17 @@ async function keys(args: string[]) {
           `key_id ${record.keyId}\nkey    ${key}\n(the key is shown once; store it now)\n`,
         );
     } else if (action === 'list') {
-      const all = (await store.list()).map(describeKey);
+      const now = Date.now();
+      const all = (await store.list()).map(describeKey).map((k) => ({
+        ...k,
+        status:
+          k.status === 'active' && k.expires_at && Date.parse(k.expires_at) <= now ? 'expired' : k.status,
+      }));
       if (values.json) process.stdout.write(`${JSON.stringify(all)}\n`);
       else
         for (const k of all)
           process.stdout.write(
-            `${k.key_id}  ${k.status.padEnd(7)}  ${k.plan.padEnd(10)}  ${k.scopes.join(',')}\n`,
+            `${k.key_id}  ${k.status.padEnd(7)}  ${k.plan.padEnd(10)}  ${k.scopes.join(',')}${k.expires_at ? `  expires ${k.expires_at}` : ''}\n`,
           );
     } else if (action === 'limits') {
       const json = positionals[2];
@@ -191,7 +332,7 @@ async function keys(args: string[]) {
       if (!(await store.revoke(id))) throw new KeyOptionError(`no key ${id}`);
       process.stdout.write(`revoked ${id}\n`);
     } else {
-      throw new KeyOptionError(USAGE);
+      throw new UsageError(`usage: ${COMMANDS.keys?.usage}`);
     }
   } finally {
     await database.close();
@@ -200,13 +341,27 @@ async function keys(args: string[]) {
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    if (command === undefined) process.exitCode = 2;
+    return;
+  }
+  if (!(command in COMMANDS)) throw new UsageError(`unknown command ${command}\n${USAGE}`);
+  const { values, positionals } = parse(command, rest);
+  if (values.help) {
+    process.stdout.write(`usage: ${COMMANDS[command]?.usage}\n`);
+    return;
+  }
   switch (command) {
     case 'start':
       return start();
     case 'keys':
-      return keys(rest);
+      return keys(values as KeyFlags, positionals);
+    case 'demo':
+      return demo(values as { 'base-url'?: string; key?: string });
     case 'devnet': {
       const settings = loadSettings();
+      holdLock(settings.dataDir, 'devnet');
       const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
       for (const c of devnet.chains) process.stdout.write(`chain ${c.chain_id} at ${c.rpc_url}\n`);
       process.stdout.write(`devnet ready in ${devnet.bootMs} ms; ${settings.dataDir}/devnet.json written\n`);
@@ -220,6 +375,7 @@ async function main(argv: string[]) {
       if (Object.keys(settings.rpcUrls).length === 0) {
         throw new SettingsError('launchpad indexer needs RPC_URL_<chain_id> for the chains it indexes');
       }
+      holdLock(settings.dataDir, 'indexer');
       const database = await openDatabase(settings);
       const indexer = startIndexer({
         database,
@@ -249,25 +405,9 @@ async function main(argv: string[]) {
       return;
     }
     case 'openapi': {
-      const settings = loadSettings();
-      const database = await openDatabase(settings);
-      const app = await buildServer({
-        settings,
-        database,
-        chains: new ChainClients({}, settings.rpcTimeoutMs),
-        clock: systemClock,
-        limiter: new Limiter(new MemoryBackend(), systemClock),
-        logger: false,
-      });
-      const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
-      process.stdout.write(`${res.body}\n`);
-      await app.close();
-      await database.close();
+      process.stdout.write(`${await renderOpenapi(loadSettings())}\n`);
       return;
     }
-    default:
-      process.stderr.write(`${USAGE}\n`);
-      process.exitCode = 2;
   }
 }
 
@@ -275,10 +415,15 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (
     err instanceof SettingsError ||
     err instanceof KeyOptionError ||
+    err instanceof UsageError ||
     (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
   ) {
     process.stderr.write(`launchpad: ${(err as Error).message}\n`);
     process.exit(2);
+  }
+  if (err instanceof CliError) {
+    process.stderr.write(`launchpad: ${err.message}\n`);
+    process.exit(1);
   }
   process.stderr.write(`launchpad: ${(err as Error).stack ?? String(err)}\n`);
   process.exit(1);

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
   type onRequestHookHandler,
   type preHandlerAsyncHookHandler,
   type preValidationHookHandler,
@@ -107,13 +108,43 @@ function toApiError(err: unknown, request: FastifyRequest): ApiError {
   return new ApiError('internal_error', 'An unexpected error occurred');
 }
 
+/** One log line per request, when its response is done (fastify writes two: incoming and completed). */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request failed');
+    else request.log.info(line, 'request');
+  }
+}
+
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { settings, database, clock, limiter } = deps;
   const app = Fastify({
     logger: deps.logger ?? {
       level: settings.logLevel,
       redact: ['req.headers["x-api-key"]', 'req.headers.authorization'],
+      // One readable line per request on a terminal; JSON lines otherwise (log collectors).
+      ...(process.stdout.isTTY
+        ? {
+            transport: {
+              target: 'pino-pretty',
+              options: {
+                translateTime: 'HH:MM:ss.l',
+                ignore: 'pid,hostname,reqId,method,url,status,ms',
+                messageFormat: '{msg}{if method} {method} {url} → {status} in {ms} ms{end}',
+                singleLine: true,
+              },
+            },
+          }
+        : {}),
     },
+    logController: new OneLinePerRequest(),
     genReqId: (req) => requestId(req.headers['x-request-id']),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: settings.bodyLimitBytes,

@@ -1,11 +1,14 @@
 // The launchpad command as a user runs it: start, keys against a running server, graceful shutdown.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPublicClient, http } from 'viem';
 import { parseManifest } from '../src/launchpad/manifest.ts';
+import { ApiKeyStore } from '../src/store/apiKeys.ts';
+import { openDatabase } from '../src/store/db.ts';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startFakeRpc } from './support/fakeRpc.ts';
 import { call, freshPostgres, tempDir, keySecret } from './support/gateway.ts';
@@ -66,6 +69,26 @@ describe('launchpad start', () => {
       data: { chains: { rpc: string }[] };
     };
     expect(health.data.chains.map((c) => c.rpc)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // The first run says where everything is, and hands out a development key on the devnet.
+    const banner = gw.output();
+    expect(banner).toContain(`docs      ${gw.origin}/docs`);
+    expect(banner).toContain(`data dir  ${dataDir}`);
+    for (const chain of written.chains) expect(banner).toContain(chain.rpc_url);
+    const devKey = /API key {3}(\S+)/.exec(banner)?.[1] as string;
+    expect((await call(gw, '/v1/config?chain_id=8453&include=chains', { key: devKey })).status).toBe(200);
+
+    // A second gateway on the same data dir refuses in one line, naming the holder.
+    const second = await cli(['start'], { LAUNCHPAD_DATA_DIR: dataDir }).catch((e: unknown) => e);
+    expect(second).toMatchObject({ code: 1 });
+    const refusal = (second as { stderr: string }).stderr.trim();
+    expect(refusal).toMatch(new RegExp(`in use by launchpad start \\(pid ${gw.child.pid},`));
+    expect(refusal.split('\n')).toHaveLength(1);
+
+    // The demo walks the product against it: every step must land on chain.
+    const demo = await cli(['demo', '--base-url', gw.base, '--key', devKey], { LAUNCHPAD_DATA_DIR: dataDir });
+    for (const step of ['config', 'launch', 'index', 'buy', 'sell', 'fee claim', 'announce', 'trades'])
+      expect(demo.stdout).toMatch(new RegExp(`^${step} `, 'm'));
+    expect(demo.stdout).toContain('demo: every step landed on chain');
 
     gw.child.kill('SIGTERM');
     const [code] = await once(gw.child, 'exit');
@@ -198,6 +221,68 @@ describe('launchpad start', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('launchpad commands', () => {
+  it('answer --help with their usage, exit 0 and start nothing; unknown flags are usage errors', async () => {
+    const dataDir = join(tempDir(), 'never-made');
+    for (const command of ['start', 'devnet', 'indexer', 'keys', 'demo', 'migrate', 'openapi']) {
+      const { stdout } = await cli([command, '--help'], { LAUNCHPAD_DATA_DIR: dataDir });
+      expect(stdout).toContain(`usage: launchpad ${command}`);
+      const bad = await cli([command, '--frobnicate'], { LAUNCHPAD_DATA_DIR: dataDir }).catch((e) => e);
+      expect(bad).toMatchObject({ code: 2 });
+      expect(bad.stderr).toContain("Unknown option '--frobnicate'");
+      expect(bad.stderr).toContain(`usage: launchpad ${command}`);
+    }
+    expect((await cli(['--help'], {})).stdout).toContain('launchpad keys create');
+    await expect(cli(['frobnicate'], {})).rejects.toMatchObject({ code: 2 });
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses a busy port in one line', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const r = await cli(['start'], {
+        LAUNCHPAD_DATA_DIR: tempDir(),
+        PORT: String(port),
+        DEVNET: 'off',
+        LOG_LEVEL: 'silent',
+      }).catch((e) => e);
+      expect(r).toMatchObject({ code: 1 });
+      expect(r.stderr.trim()).toBe(
+        `launchpad: cannot listen on 127.0.0.1:${port} (the port is in use); set HOST or PORT`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('shows expired keys as expired and refuses an expiry in the past', async () => {
+    const env = { LAUNCHPAD_DATA_DIR: tempDir() };
+    const past = await cli(
+      ['keys', 'create', '--plan', 'developer', '--scopes', '*', '--expires', '2020-01-01T00:00:00Z'],
+      env,
+    ).catch((e) => e);
+    expect(past).toMatchObject({ code: 2 });
+    expect(past.stderr).toContain('--expires 2020-01-01T00:00:00Z is in the past');
+    // A key that expires while it exists (made with a clock in the past).
+    const database = await openDatabase({ dataDir: env.LAUNCHPAD_DATA_DIR });
+    const { record } = await new ApiKeyStore(database, 'lp_').create(
+      { plan: 'developer', scopes: ['*'], origins: [], expiresAt: new Date('2021-01-01T00:00:00Z') },
+      new Date('2020-06-01T00:00:00Z'),
+    );
+    await database.close();
+    const listed = JSON.parse((await cli(['keys', 'list', '--json'], env)).stdout) as {
+      key_id: string;
+      status: string;
+    }[];
+    expect(listed.find((k) => k.key_id === record.keyId)?.status).toBe('expired');
+    expect((await cli(['keys', 'list'], env)).stdout).toMatch(
+      new RegExp(`^${record.keyId} {2}expired .*expires 2021-01-01T00:00:00.000Z$`, 'm'),
+    );
   });
 });
 

@@ -114,6 +114,9 @@ describe('GET /v1/openapi.json', () => {
     expect(byName.chain_id.required).toBe(true);
     expect(byName.chain_id.schema.enum).toEqual([8453, 4663, 143, 5042]);
     expect(byName.market.schema.default).toBe('all');
+    // Parameters with a default are optional for the caller.
+    for (const name of ['market', 'launch_product', 'include', 'active_only'])
+      expect(byName[name].required, name).toBe(false);
     const ok = doc.paths['/v1/config'].get.responses['200'].content['application/json'].schema;
     expect(ok.required).toEqual(['data', 'meta']);
   });

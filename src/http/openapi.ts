@@ -228,11 +228,33 @@ function problemResponses(keyed: boolean) {
   return responses;
 }
 
+/**
+ * A parameter or property with a default is optional for the caller (the server fills it in): the route
+ * schemas list it as required so that validation applies the default, the document does not.
+ */
+function optionalDefaults(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(optionalDefaults);
+  const o = node as Record<string, unknown>;
+  if (Array.isArray(o.parameters)) {
+    for (const p of o.parameters as { required?: boolean; schema?: { default?: unknown } }[])
+      if (p.schema && 'default' in p.schema && !(p as { in?: string }).in?.startsWith('path'))
+        p.required = false;
+  }
+  if (Array.isArray(o.required) && o.properties && typeof o.properties === 'object') {
+    const props = o.properties as Record<string, { default?: unknown }>;
+    o.required = (o.required as string[]).filter((name) => !(props[name] && 'default' in props[name]));
+    if ((o.required as string[]).length === 0) delete o.required;
+  }
+  for (const value of Object.values(o)) optionalDefaults(value);
+}
+
 /** The finished document; `planned` lists operations this version answers with not_found. */
 export function openapiDocument(app: FastifyInstance, planned: ReadonlySet<string>) {
   const doc = structuredClone(app.swagger()) as unknown as {
     paths: Record<string, Record<string, Record<string, unknown>>>;
   };
+  optionalDefaults(doc.paths);
   for (const methods of Object.values(doc.paths)) {
     for (const operation of Object.values(methods)) {
       const id = operation.operationId as keyof typeof ROUTES | undefined;

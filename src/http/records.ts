@@ -201,7 +201,109 @@ const TransactionStatus = Type.Object({
 });
 
 /** The 200 body of each documented read. */
+// Plans (src/plans/plan.ts): every prepare answer carries these, plus its operation's own fields.
+const Simulation = Type.Object({
+  status: Type.Union([Type.Literal('succeeded'), Type.Literal('not_run')]),
+  block_number: Block,
+  block_hash: Type.Optional(Hash),
+  gas_used: Type.Optional(Raw),
+  gas_limit: Type.Optional(Raw),
+});
+const StepBase = { id: Str(), label: Str(), depends_on: Type.Array(Str()), simulation: Simulation };
+const Step = Type.Union([
+  Type.Object({
+    ...StepBase,
+    kind: Type.Literal('transaction'),
+    transaction: Type.Object({
+      chain_id: Type.Integer(),
+      from: Address,
+      to: Address,
+      data: Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$' }),
+      value: Raw,
+    }),
+  }),
+  Type.Object({
+    ...StepBase,
+    kind: Type.Literal('typed_data'),
+    typed_data: Type.Object({
+      domain: Type.Record(Type.String(), Type.Unknown()),
+      types: Type.Record(Type.String(), Type.Array(Type.Object({ name: Str(), type: Str() }))),
+      primaryType: Str(),
+      message: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  }),
+]);
+const Issue = Type.Object(
+  {
+    code: Str('A code of x-lp-plan-vocabulary'),
+    severity: Type.Union([
+      Type.Literal('blocking'),
+      Type.Literal('action_required'),
+      Type.Literal('warning'),
+    ]),
+    message: Str(),
+  },
+  { additionalProperties: true, description: 'Details such as asset, actual_raw, required_raw' },
+);
+const PlanFields = {
+  chain_id: Type.Integer(),
+  actor: Address,
+  prepared_at: Time,
+  expires_at: Time,
+  observed_block: Block,
+  issues: Type.Array(Issue),
+  steps: Type.Array(Step),
+};
+const Review = Type.Record(Type.String(), Type.Unknown(), { description: 'What the caller asked, as built' });
+const plan = (extra: Record<string, TSchema> = {}) =>
+  one(Type.Object({ ...PlanFields, review: Review, ...extra }));
+
 export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
+  launch_prepare: plan({
+    predicted_token_address: Address,
+    suite_id: Str(),
+    metadata_uri: Str(),
+    image_url: Str(),
+    creation_fee: Type.Object({
+      amount_raw: Raw,
+      currency_address: Address,
+      decimals: Type.Integer(),
+      symbol: Str(),
+    }),
+  }),
+  swap_quote: one(
+    Type.Object({
+      quote_id: Str('Pass to POST /v1/swaps/prepare before expires_at'),
+      chain_id: Type.Integer(),
+      wallet: Address,
+      token_address: Address,
+      expires_at: Time,
+      observed_block: Block,
+      side: Type.Union([Type.Literal('buy'), Type.Literal('sell')]),
+      input_currency: Address,
+      output_currency: Address,
+      amount_in_raw: Raw,
+      expected_out_raw: Raw,
+      minimum_out_raw: Raw,
+      slippage_bps: Type.Integer(),
+      fee: Type.Object({
+        total_bps: Type.Integer(),
+        amount_raw: Raw,
+        currency: Address,
+        estimated: Type.Boolean(),
+      }),
+      price_impact_bps: Type.Integer(),
+      review: Review,
+      issues: Type.Array(Issue),
+      steps: Type.Array(Step),
+    }),
+  ),
+  swap_prepare: plan({ quote_id: Str(), refreshed_expected_out_raw: Raw, minimum_out_raw: Raw }),
+  fee_claim_prepare: plan(),
+  vesting_claim_prepare: plan(),
+  metadata_onchain_prepare: plan(),
+  metadata_document_prepare: plan({ metadata_uri: Str(), image_url: Nullable(Str()) }),
+  announcement_prepare: plan({ announcement_id: Hash }),
   token_list: page(TokenRecord),
   token_search: page(TokenRecord),
   creator_tokens: page(TokenRecord),

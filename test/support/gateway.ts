@@ -9,6 +9,7 @@ import { buildServer, type ServerDeps } from '../../src/server.ts';
 import { loadSettings, type Settings } from '../../src/settings.ts';
 import { ApiKeyStore, type NewKeyOptions } from '../../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
+import { expectDocumented } from './documented.ts';
 import { tempDir } from './tempDir.ts';
 
 export { tempDir };
@@ -118,6 +119,8 @@ export async function call(
   } catch {
     json = undefined;
   }
+  // Every successful answer of a documented operation matches the schema the OpenAPI document publishes.
+  if (res.status === 200 && json !== undefined) expectDocumented(path, json, init.method ?? 'GET');
   return { status: res.status, headers: res.headers, body: text, json };
 }
 

@@ -1,0 +1,295 @@
+// `launchpad demo`: walks the whole product against a running devnet gateway with the devnet's accounts,
+// through the typed client (src/client): config → launch → index → buy (native) → sell (Permit2 signature)
+// → fee claim → announcement → trades and holders. Each plan is signed locally by the account (a wallet
+// would do the same) and sent raw; a step counts only when its transaction succeeded on chain.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  type Hex,
+  http,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { createLaunchpadClient, type LaunchpadClient } from './client/index.ts';
+import { CliError } from './lock.ts';
+
+/** anvil's default accounts (the devnet runs anvil with its default mnemonic). */
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const CHAIN_ID = 8453;
+// A real 1×1 PNG.
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+export interface DemoInput {
+  /** The gateway, e.g. http://127.0.0.1:8080/v1 */
+  baseUrl: string;
+  apiKey: string;
+  /** The data dir of the devnet (its devnet.json lists the RPC URLs and accounts). */
+  dataDir: string;
+  log?: (line: string) => void;
+}
+
+interface Step {
+  id: string;
+  kind: string;
+  transaction?: { to: Address; data: Hex; value: string };
+  typed_data?: { domain: object; types: object; primaryType: string; message: object };
+}
+
+/** A step that did not land; the CLI prints it in one line. */
+export class DemoError extends CliError {}
+
+/** Runs the walk; resolves when every step landed on chain, rejects with the first that did not. */
+export async function runDemo(input: DemoInput): Promise<void> {
+  const log = input.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const devnet = JSON.parse(readFileSync(join(input.dataDir, 'devnet.json'), 'utf8')) as {
+    chains: { chain_id: number; rpc_url: string; accounts: Address[] }[];
+  };
+  const chain = devnet.chains.find((c) => c.chain_id === CHAIN_ID);
+  if (!chain) throw new DemoError(`devnet.json has no chain ${CHAIN_ID}`);
+  const creator = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 1 });
+  const trader = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 2 });
+  if (chain.accounts[1] !== creator.address || chain.accounts[2] !== trader.address)
+    throw new DemoError("the devnet's accounts are not anvil's default accounts");
+  const rpc = createPublicClient({ transport: http(chain.rpc_url) }) as PublicClient;
+  const api = createLaunchpadClient(input.baseUrl, input.apiKey);
+  const wallets = {
+    [creator.address]: createWalletClient({ account: creator, transport: http(chain.rpc_url) }),
+    [trader.address]: createWalletClient({ account: trader, transport: http(chain.rpc_url) }),
+  };
+
+  /** Signs and sends a transaction step as `from`; returns once it succeeded on chain. */
+  const send = async (from: Address, step: Step) => {
+    const tx = step.transaction as NonNullable<Step['transaction']>;
+    const wallet = wallets[from] as (typeof wallets)[string];
+    const hash = await wallet.sendTransaction({
+      chain: null,
+      to: tx.to,
+      data: tx.data,
+      value: BigInt(tx.value),
+    });
+    const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new DemoError(`step ${step.id}: transaction ${hash} reverted`);
+    return receipt;
+  };
+  const ok = <T>(what: string, r: { data?: T; error?: unknown; response: Response }): T => {
+    if (!r.data) throw new DemoError(`${what}: ${r.response.status} ${JSON.stringify(r.error)}`);
+    return r.data;
+  };
+
+  // 1. Configuration.
+  const config = ok(
+    'GET /v1/config',
+    await api.GET('/v1/config', { params: { query: { chain_id: CHAIN_ID } } }),
+  ).data;
+  const suite = (config.suites ?? []).find((s) => s.creation_available);
+  if (!suite) throw new DemoError(`chain ${CHAIN_ID} has no suite that can create launches`);
+  log(
+    `config      chain ${CHAIN_ID} (${config.chain.name}), suite ${suite.id} at block ${config.as_of_block}`,
+  );
+  log(`            proves: suites and quotes read live from the factory at one pinned block`);
+
+  // 2. Launch: prepare, sign, send.
+  const launch = ok(
+    'POST /v1/launches/prepare',
+    await api.POST('/v1/launches/prepare', {
+      headers: { 'idempotency-key': randomUUID() },
+      body: {
+        chain_id: CHAIN_ID,
+        creator: creator.address,
+        market: 'standard',
+        quote_address: zeroAddress,
+        token: {
+          name: 'Demo Launch',
+          symbol: 'DEMO',
+          image_base64: PNG,
+          image_type: 'image/png',
+          description: 'Launched by launchpad demo',
+          website: 'https://example.org',
+        },
+      },
+    }),
+  ).data;
+  for (const step of launch.steps as Step[]) await send(creator.address, step);
+  const token = launch.predicted_token_address as Address;
+  const code = await rpc.getCode({ address: token });
+  if (!code || code === '0x') throw new DemoError(`no token at the predicted address ${token}`);
+  log(`launch      ${token} created by ${creator.address} (fee ${launch.creation_fee.amount_raw} wei)`);
+  log(
+    `            proves: the plan simulated at block ${launch.observed_block} executes; the address was predicted`,
+  );
+
+  // 3. The index sees it.
+  await waitFor('the index to list the token', async () => {
+    const r = await api.GET('/v1/tokens/{chain_id}/{token_address}', {
+      params: { path: { chain_id: CHAIN_ID, token_address: token } },
+    });
+    return r.response.status === 200;
+  });
+  log(`index       GET /v1/tokens/${CHAIN_ID}/${token} answers`);
+  log(`            proves: the indexer followed the factory's Launched event`);
+
+  // 4. Buy with the native currency.
+  const buyAmount = 10n ** 16n;
+  const buyQuote = ok(
+    'POST /v1/swaps/quote (buy)',
+    await api.POST('/v1/swaps/quote', {
+      body: {
+        chain_id: CHAIN_ID,
+        wallet: trader.address,
+        token_address: token,
+        side: 'buy',
+        amount_in_raw: buyAmount.toString(),
+        slippage_bps: 100,
+      },
+    }),
+  ).data;
+  const before = await balanceOf(rpc, token, trader.address);
+  await swap(api, send, trader.address, buyQuote);
+  const bought = (await balanceOf(rpc, token, trader.address)) - before;
+  if (bought < BigInt(buyQuote.minimum_out_raw))
+    throw new DemoError(`the buy received ${bought}, below the quoted minimum ${buyQuote.minimum_out_raw}`);
+  log(
+    `buy         ${buyAmount} wei → ${bought} tokens (quoted ${buyQuote.expected_out_raw}, fee ${buyQuote.fee.amount_raw})`,
+  );
+  log(`            proves: quote → prepare → Universal Router swap; the output met the quoted minimum`);
+
+  // 5. Sell half through Permit2: an approval transaction, a PermitSingle signature, then the swap.
+  const sellAmount = bought / 2n;
+  const sellQuote = ok(
+    'POST /v1/swaps/quote (sell)',
+    await api.POST('/v1/swaps/quote', {
+      body: {
+        chain_id: CHAIN_ID,
+        wallet: trader.address,
+        token_address: token,
+        side: 'sell',
+        amount_in_raw: sellAmount.toString(),
+        slippage_bps: 100,
+      },
+    }),
+  ).data;
+  const nativeBefore = await rpc.getBalance({ address: trader.address });
+  const sold = await swap(api, send, trader.address, sellQuote);
+  if (!sold.signed) throw new DemoError('the sell asked for no Permit2 signature');
+  const nativeAfter = await rpc.getBalance({ address: trader.address });
+  log(
+    `sell        ${sellAmount} tokens → native (quoted ${sellQuote.expected_out_raw} wei; balance moved by ${nativeAfter - nativeBefore} after gas)`,
+  );
+  log(
+    `            proves: Permit2 approval + EIP-712 PermitSingle signed by the wallet, accepted by the router`,
+  );
+
+  // 6. The creator claims its fees.
+  const positions = await waitFor('a claimable fee position for the creator', async () => {
+    const r = await api.GET('/v1/wallets/{address}/fee-claims', {
+      params: { path: { address: creator.address }, query: { chain_id: CHAIN_ID } },
+    });
+    const found = (r.data?.data ?? []).filter((p) => BigInt(p.claimable_raw) > 0n);
+    return found.length > 0 ? found : undefined;
+  });
+  const claim = ok(
+    'POST /v1/claims/fees/prepare',
+    await api.POST('/v1/claims/fees/prepare', {
+      body: {
+        chain_id: CHAIN_ID,
+        caller: creator.address,
+        claims: positions.map((p) => ({
+          recipient: p.recipient,
+          fee_escrow: p.fee_escrow,
+          currency: p.currency,
+          mode: 'to_recipient' as const,
+        })),
+      },
+    }),
+  ).data;
+  for (const step of claim.steps as Step[]) await send(creator.address, step);
+  log(
+    `fee claim   ${positions.map((p) => `${p.claimable_raw} of ${p.symbol ?? p.currency}`).join(', ')} claimed`,
+  );
+  log(`            proves: the hook's fee credits are claimable from the escrow by the creator`);
+
+  // 7. An announcement.
+  const announcement = ok(
+    'POST announcements/prepare',
+    await api.POST('/v1/tokens/{chain_id}/{token_address}/announcements/prepare', {
+      params: { path: { chain_id: CHAIN_ID, token_address: token } },
+      body: { actor: creator.address, description: 'gm from launchpad demo' },
+    }),
+  ).data;
+  for (const step of announcement.steps as Step[]) await send(creator.address, step);
+  log(`announce    ${announcement.announcement_id}`);
+  log(`            proves: the registry accepts posts from the token's creator`);
+
+  // 8. The index shows the trades and the holders.
+  const trades = await waitFor('the index to show both trades', async () => {
+    const r = await api.GET('/v1/tokens/{chain_id}/{token_address}/trades', {
+      params: { path: { chain_id: CHAIN_ID, token_address: token } },
+    });
+    const list = r.data?.data ?? [];
+    return list.length >= 2 ? list : undefined;
+  });
+  const holders = ok(
+    'GET holders',
+    await api.GET('/v1/tokens/{chain_id}/{token_address}/holders', {
+      params: { path: { chain_id: CHAIN_ID, token_address: token } },
+    }),
+  );
+  if (!holders.data.some((h) => h.address === trader.address))
+    throw new DemoError('the trader is not among the holders');
+  log(`trades      ${trades.map((t) => t.side).join(', ')}; holders ${holders.summary.total_holders}`);
+  log(`            proves: swaps are indexed with their fees; holder balances read at one pinned block`);
+  log('demo: every step landed on chain');
+}
+
+/** Quote steps (approval transactions, a Permit2 signature), then prepare and send the swap. */
+async function swap(
+  api: LaunchpadClient,
+  send: (from: Address, step: Step) => Promise<unknown>,
+  wallet: Address,
+  quote: { quote_id: string; steps: unknown[] },
+) {
+  let signature: Hex | undefined;
+  for (const step of quote.steps as Step[]) {
+    if (step.kind === 'transaction') await send(wallet, step);
+    else signature = await signTypedData(wallet, step);
+  }
+  const prepared = await api.POST('/v1/swaps/prepare', {
+    body: { quote_id: quote.quote_id, wallet, ...(signature ? { permit_signature: signature } : {}) },
+  });
+  if (!prepared.data)
+    throw new DemoError(
+      `POST /v1/swaps/prepare: ${prepared.response.status} ${JSON.stringify(prepared.error)}`,
+    );
+  for (const step of prepared.data.data.steps as Step[]) await send(wallet, step);
+  return { signed: signature !== undefined };
+}
+
+async function signTypedData(wallet: Address, step: Step): Promise<Hex> {
+  for (let i = 0; i < 10; i++) {
+    const account = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: i });
+    if (account.address !== wallet) continue;
+    const t = step.typed_data as NonNullable<Step['typed_data']>;
+    return account.signTypedData(t as never);
+  }
+  throw new DemoError(`no devnet account ${wallet}`);
+}
+
+const balanceOf = (rpc: PublicClient, token: Address, who: Address) =>
+  rpc.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new DemoError(`timed out waiting for ${what}`);
+}
