@@ -7,13 +7,18 @@ cd "$(dirname "$0")/.."
 data=$(mktemp -d /tmp/launchpad-smoke-XXXXXX)
 log="$data/start.log"
 cleanup() {
-  [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  status=$?
+  if [ -n "${pid:-}" ]; then
+    kill -TERM -- "-$pid" 2>/dev/null || true # npm and the gateway under it: their own process group
+    wait "$pid" 2>/dev/null || true
+  fi
   rm -rf "$data"
+  exit "$status"
 }
 trap cleanup EXIT
 
 echo "smoke on node $(node --version)"
-LAUNCHPAD_DATA_DIR="$data" PORT=0 DEVNET_PORT=18545 npm start >"$log" 2>&1 &
+LAUNCHPAD_DATA_DIR="$data" PORT=0 DEVNET_PORT=18545 setsid npm start >"$log" 2>&1 &
 pid=$!
 for _ in $(seq 1 240); do
   grep -q 'ready at' "$log" && break

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { CliError } from '../lock.ts';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
@@ -50,7 +51,8 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 export async function startAnvil(chainId: number, port: number): Promise<AnvilNode> {
-  if (!(await portFree(port))) throw new Error(`devnet port ${port} (chain ${chainId}) is already in use`);
+  if (!(await portFree(port)))
+    throw new CliError(`devnet port ${port} (chain ${chainId}) is already in use; set DEVNET_PORT`);
   const child: ChildProcess = spawn(
     'sh',
     [
