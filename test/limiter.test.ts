@@ -1,13 +1,13 @@
 // The two limiter backends against the same rules: atomic all-or-nothing admission, concurrency slots
 // with release, and (Redis) one budget shared by several gateway processes.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { type LimiterBackend, MemoryBackend } from '../src/http/limits/backend.ts';
 import { Limiter } from '../src/http/limits/limits.ts';
 import { RedisBackend } from '../src/http/limits/redis.ts';
 import type { ApiKeyRecord } from '../src/store/apiKeys.ts';
-import { call, expectProblem, startGateway, tempDir } from './support/gateway.ts';
+import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
 
 let redis: TestRedis;
@@ -119,10 +119,10 @@ describe('redis backend', () => {
   });
 
   it('two gateway processes on one Redis admit exactly the budget, with consistent headers', async () => {
-    const dataDir = tempDir();
+    // The production shape: replicas with data dirs of their own, one PostgreSQL, one Redis.
     const env = {
       ...process.env,
-      LAUNCHPAD_DATA_DIR: dataDir,
+      DATABASE_URL: await freshPostgres(inject('postgresUrl')),
       REDIS_URL: redis.url,
       PORT: '0',
       LOG_LEVEL: 'warn',
@@ -134,7 +134,7 @@ describe('redis backend', () => {
           () =>
             new Promise<string>((resolve, reject) => {
               const child = spawn(process.execPath, ['bin/launchpad.js', 'start'], {
-                env: { ...env, DEVNET: 'off' },
+                env: { ...env, DEVNET: 'off', LAUNCHPAD_DATA_DIR: tempDir() },
                 stdio: ['ignore', 'pipe', 'inherit'],
               });
               children.push(child);
@@ -150,7 +150,6 @@ describe('redis backend', () => {
       );
       // A budget of 50 units a month (1 unit a request); every other window out of the way.
       const budget = 50;
-      execFileSync(process.execPath, ['bin/launchpad.js', 'migrate'], { env });
       const { key } = JSON.parse(
         execFileSync(
           process.execPath,
@@ -159,13 +158,11 @@ describe('redis backend', () => {
         ).toString(),
       );
       const keyId = key.split('_')[2];
-      execFileSync(process.execPath, [
-        '-e',
-        `
-        const D = require('better-sqlite3'); const d = new D(${JSON.stringify(`${dataDir}/launchpad.sqlite`)});
-        d.prepare("update api_keys set overrides = ? where key_id = ?").run(JSON.stringify({ burstPerSecond: 1e6, unitsPerMinute: 1e6, daily: 1e6, monthly: ${budget} }), ${JSON.stringify(keyId)});
-      `,
-      ]);
+      const limits = { burstPerSecond: 1e6, unitsPerMinute: 1e6, daily: 1e6, monthly: budget };
+      execFileSync(process.execPath, ['bin/launchpad.js', 'keys', 'limits', keyId, JSON.stringify(limits)], {
+        env,
+      });
+      // No request has used the key yet, so no gateway has it cached without these limits.
       const requests = Array.from({ length: 200 }, (_, i) =>
         call({ origin: origins[i % 2] as string }, '/v1/config?chain_id=8453&include=chains', { key }),
       );
