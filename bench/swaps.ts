@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { encodeFunctionData, zeroAddress } from 'viem';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { UNISWAP } from '../src/devnet/uniswap.ts';
+import { UNISWAP } from '../src/chain/uniswap.ts';
 import { encodeHookData } from '../src/launchpad/pool.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { countingProxy, timeSequential } from './config.ts';

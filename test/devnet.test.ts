@@ -13,7 +13,7 @@ import {
 import { parseManifest } from '../src/launchpad/manifest.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
-import { PERMIT2_ADDRESS } from '../src/devnet/uniswap.ts';
+import { PERMIT2_ADDRESS } from '../src/chain/uniswap.ts';
 import { tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 

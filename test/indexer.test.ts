@@ -13,7 +13,7 @@ import {
 import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
-import { UNISWAP } from '../src/devnet/uniswap.ts';
+import { UNISWAP } from '../src/chain/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { decimal } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as A from '../contracts/artifacts/index.ts';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
-import { UNISWAP } from '../src/devnet/uniswap.ts';
+import { UNISWAP } from '../src/chain/uniswap.ts';
 import { commentBytes32, poolId } from '../src/launchpad/pool.ts';
 import { tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';

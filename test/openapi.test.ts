@@ -1,6 +1,6 @@
 // The OpenAPI document: every spec route, every error, the security scheme, generated from the routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES, ERRORS } from '../src/http/problems.ts';
+import { ERROR_CODES, ERRORS } from '../src/errors.ts';
 import { call, startGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;

@@ -7,7 +7,7 @@ import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { ChainClients } from '../src/chain/clients.ts';
 import { withSnapshot } from '../src/chain/snapshot.ts';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
-import { ApiError } from '../src/http/problems.ts';
+import { ApiError } from '../src/errors.ts';
 import { PlanBuilder } from '../src/plans/plan.ts';
 import { decodeRevert } from '../src/plans/revert.ts';
 import { assertConfigVersion } from '../src/plans/stale.ts';

@@ -11,7 +11,7 @@ import {
   type Hex,
   numberToHex,
 } from 'viem';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { ChainClients } from './clients.ts';
 import {

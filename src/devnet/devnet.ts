@@ -17,7 +17,7 @@ import {
   type SuiteContracts,
   type VestingFixture,
 } from './launchpad.ts';
-import { PERMIT2_ADDRESS, permit2RuntimeCode, UNISWAP } from './uniswap.ts';
+import { PERMIT2_ADDRESS, permit2RuntimeCode, UNISWAP } from '../chain/uniswap.ts';
 import { ChainWriter } from './writer.ts';
 
 type AssetType = 'stablecoin' | 'wrapped_crypto' | 'tokenized_security';

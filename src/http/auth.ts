@@ -7,7 +7,7 @@ import {
   keyPattern,
   secretMatches,
 } from '../store/apiKeys.ts';
-import { ApiError } from './problems.ts';
+import { ApiError } from '../errors.ts';
 import type { Scope } from './scopes.ts';
 
 /** Spec: valid authorization data is cached at most 5 s, an unknown key id at most 2 s. */

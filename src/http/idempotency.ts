@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteConfig } from '../routes/catalog.ts';
 import { fingerprint, type IdempotencyStore } from '../store/idempotency.ts';
-import { ApiError } from './problems.ts';
+import { ApiError } from '../errors.ts';
 
 export interface IdempotencyState {
   keyId: string;

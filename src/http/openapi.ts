@@ -13,7 +13,8 @@ import { UNITS } from './limits/units.ts';
 import type { Settings } from '../settings.ts';
 import { VERSION } from '../version.ts';
 import { REPLACEMENTS } from './deprecation.ts';
-import { ERROR_CODES, ERRORS, problemType } from './problems.ts';
+import { ERROR_CODES, ERRORS } from '../errors.ts';
+import { problemType } from './problems.ts';
 
 /** Choices the spec leaves open, recorded with a one-line rationale (REFERENCE §1). */
 export const DECISIONS = [

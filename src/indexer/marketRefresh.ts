@@ -9,7 +9,7 @@
 import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { RpcEndpoint } from '../chain/rpc.ts';
-import { UNISWAP } from '../devnet/uniswap.ts';
+import { UNISWAP } from '../chain/uniswap.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';

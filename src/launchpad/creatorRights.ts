@@ -3,7 +3,7 @@
 import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { LaunchFactoryAbi, LaunchTokenAbi } from '../../contracts/artifacts/index.ts';
 import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import type { ChainId } from './chains.ts';
 import type { Deployments } from './deployments.ts';
 import type { ChainManifest } from './manifest.ts';

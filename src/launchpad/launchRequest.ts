@@ -2,7 +2,7 @@
 // LaunchPrepareRequest, and the checks a schema cannot express (non-zero creator, image bytes, tax).
 import { type Static, Type } from '@sinclair/typebox';
 import { zeroAddress } from 'viem';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { Address, ChainIdSchema, StringEnum } from '../http/validation.ts';
 
 const PERCENT = Type.String({ pattern: '^(0|[1-9][0-9]{0,7}|100000000)$', maxLength: 9 });

@@ -3,7 +3,7 @@
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
 import { LaunchFactoryAbi, VestingLaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { type ContractRead, type ReadResult, type Snapshot, withSnapshot } from '../chain/snapshot.ts';
 import { CHAINS, type ChainId } from './chains.ts';
 import type { Deployments } from './deployments.ts';

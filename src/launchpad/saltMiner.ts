@@ -3,7 +3,7 @@
 // and the request fails with salt_unavailable.
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import type { LaunchSalt } from './salt.ts';
 
 type Request = Parameters<typeof import('./salt.ts').mineLaunchSalt>[0];

@@ -4,7 +4,7 @@
 import type { Address, Hex, TypedDataDomain } from 'viem';
 import type { Snapshot } from '../chain/snapshot.ts';
 import { toJson } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { decodeRevert } from './revert.ts';
 import { codeForRevert } from './revertCodes.ts';
 import { ISSUE_CODES, type IssueCode } from './vocabulary.ts';

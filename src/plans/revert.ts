@@ -3,7 +3,7 @@
 // Wrapped errors are unwrapped to the innermost one, which is what a caller can act on.
 import { type Abi, decodeErrorResult, type Hex, parseAbi, toFunctionSelector } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
-import { UNISWAP } from '../devnet/uniswap.ts';
+import { UNISWAP } from '../chain/uniswap.ts';
 
 type AbiError = Extract<Abi[number], { type: 'error' }>;
 

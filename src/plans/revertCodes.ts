@@ -1,6 +1,6 @@
 // Revert → problem code (REFERENCE §4.10): ONE table. Anything not listed is simulation_failed, with the
 // decoded error in the detail.
-import type { ErrorCode } from '../http/problems.ts';
+import type { ErrorCode } from '../errors.ts';
 
 export const REVERT_CODES: Record<string, ErrorCode> = {
   StaleConfig: 'stale_plan',

@@ -2,7 +2,7 @@
 import type { Abi, Address } from 'viem';
 import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { Snapshot } from '../chain/snapshot.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 
 export async function assertConfigVersion(
   snapshot: Snapshot,

@@ -8,7 +8,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import { type ContractRead, withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { PlanBuilder } from '../plans/plan.ts';

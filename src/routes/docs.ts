@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MIGRATION_PATH, REPLACEMENTS } from '../http/deprecation.ts';
 import { openapiDocument } from '../http/openapi.ts';
-import { ERROR_CODES, ERRORS } from '../http/problems.ts';
+import { ERROR_CODES, ERRORS } from '../errors.ts';
 import { routeBase } from './catalog.ts';
 
 const escapeHtml = (s: string) =>

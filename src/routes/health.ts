@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
 import type { Limiter } from '../http/limits/limits.ts';

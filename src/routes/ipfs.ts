@@ -1,7 +1,7 @@
 // GET /ipfs/<cid>: content the gateway pinned (launch images and metadata documents), immutable by
 // construction, so it is served with year-long caching. No key and no units: it is public content.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import type { PinStore } from '../pinning/pinStore.ts';
 
 export function registerIpfsRoutes(app: FastifyInstance, pins: PinStore) {

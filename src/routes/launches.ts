@@ -17,7 +17,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope, publicOrigin } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { checkLaunchBody, decodeImage, LaunchPrepareBody } from '../launchpad/launchRequest.ts';

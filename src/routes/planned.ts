@@ -1,7 +1,7 @@
 // Spec routes this version does not serve yet: each still takes its key and scope checks, then answers
 // not_found, so clients see the documented route and an honest answer. Also the retired claims route.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { type Operation, ROUTES, routeBase } from './catalog.ts';
 import { REQUEST_BODIES } from './requestBodies.ts';
 

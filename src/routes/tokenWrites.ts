@@ -10,7 +10,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { envelope, publicOrigin } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { Address as AddressSchema, ChainIdSchema, StringEnum } from '../http/validation.ts';
 import type { ChainId } from '../launchpad/chains.ts';

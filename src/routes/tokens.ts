@@ -13,7 +13,7 @@ import type { Clock } from '../clock.ts';
 import { Cursors } from '../http/cursor.ts';
 import { envelope, indexedPage, publicOrigin } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import {
   Address as AddressSchema,
   ChainIdSchema,

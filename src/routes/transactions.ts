@@ -10,7 +10,7 @@ import { UpstreamFailure } from '../chain/rpc.ts';
 import { upstreamProblem } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope, toJson } from '../http/envelope.ts';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 import { ChainIdSchema } from '../http/validation.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';

@@ -5,8 +5,8 @@ import { type Abi, type Address, getAddress, type Hex, parseAbi, zeroAddress } f
 import { LaunchFactoryAbi, LaunchHookAbi } from '../../contracts/artifacts/index.ts';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
-import { UNISWAP } from '../devnet/uniswap.ts';
-import { ApiError } from '../http/problems.ts';
+import { UNISWAP } from '../chain/uniswap.ts';
+import { ApiError } from '../errors.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { ChainManifest } from '../launchpad/manifest.ts';

@@ -4,7 +4,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError } from '../http/problems.ts';
+import { ApiError } from '../errors.ts';
 
 export function loadQuoteSecret(dataDir: string, configured?: string): Buffer {
   if (configured) return Buffer.from(configured, 'utf8');

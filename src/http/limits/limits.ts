@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Operation } from '../../routes/catalog.ts';
 import type { ApiKeyRecord } from '../../store/apiKeys.ts';
-import { ApiError } from '../problems.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type AdmitResult,
   type CounterCheck,
