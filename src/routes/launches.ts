@@ -1,33 +1,10 @@
-// POST /v1/launches/prepare: validates the launch, pins the image and the metadata document, reads the
-// suite at one pinned block, mines a creator salt for a token address ending in 01, and returns the
-// createLaunch plan simulated at that block.
+// POST /v1/launches/prepare: adapts HTTP to prepareLaunch, with a Server-Timing header of its phases.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import {
-  type Abi,
-  type Address,
-  encodeFunctionData,
-  getAddress,
-  type Hex,
-  zeroAddress,
-  zeroHash,
-} from 'viem';
-import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
-import type { ChainClients } from '../chain/clients.ts';
-import { withSnapshot } from '../chain/snapshot.ts';
-import type { Clock } from '../clock.ts';
 import { Envelope, envelope, publicOrigin } from '../http/envelope.ts';
-import { ApiError } from '../errors.ts';
-import { CHAINS, type ChainId } from '../launchpad/chains.ts';
-import type { Deployments } from '../launchpad/deployments.ts';
-import { checkLaunchBody, decodeImage, LaunchPrepareBody } from '../launchpad/launchRequest.ts';
-import type { SaltMiner } from '../launchpad/saltMiner.ts';
-import type { PinStore } from '../pinning/pinStore.ts';
-import { PlanBuilder } from '../plans/plan.ts';
-import type { Settings } from '../settings.ts';
+import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
+import { type LaunchDeps, prepareLaunch } from '../operations/prepareLaunch.ts';
 import { routeBase } from './catalog.ts';
-
-const FACTORY = LaunchFactoryAbi as Abi;
 
 /** Server-Timing (W3C): where a launch prepare spends its time (pinning, chain reads, mining, simulation). */
 class ServerTiming {
@@ -38,62 +15,6 @@ class ServerTiming {
   header(): string {
     return this.parts.join(', ');
   }
-}
-
-export interface LaunchDeps {
-  settings: Settings;
-  chains: ChainClients;
-  clock: Clock;
-  deployments: Deployments;
-  pins: PinStore;
-  saltMiner: SaltMiner;
-}
-
-const unsupported = (detail: string, chainId: ChainId) =>
-  new ApiError('unsupported_operation', detail, { chain_id: chainId });
-
-/** The suite and quote a launch goes to: the current, active suite of the product with this quote on this market. */
-function resolveSuite(deps: LaunchDeps, body: LaunchPrepareBody) {
-  const chainId = body.chain_id as ChainId;
-  const product = body.launch_product ?? 'non-tax';
-  const manifest = deps.deployments.get(chainId);
-  const suites = (manifest?.suites ?? []).filter(
-    (s) => s.status === 'current' && s.active_for_creation && s.launch_product === product,
-  );
-  if (suites.length === 0)
-    throw unsupported(`Chain ${chainId} has no active ${product} launch suite`, chainId);
-  const quoteAddress = getAddress(body.quote_address);
-  for (const suite of suites) {
-    if (!suite.routes.includes(body.market)) continue;
-    const quote = manifest?.quotes.find(
-      (q) =>
-        q.suite_id === suite.id &&
-        q.address === quoteAddress &&
-        q.route === body.market &&
-        q.selectable !== false,
-    );
-    if (quote) return { suite, quote };
-  }
-  throw unsupported(
-    `${quoteAddress} is not an active ${body.market} quote on chain ${chainId}; see GET /v1/config`,
-    chainId,
-  );
-}
-
-/** ERC-7572 contract metadata of the token. */
-function metadataDocument(body: LaunchPrepareBody, imageCid: string) {
-  const t = body.token;
-  return {
-    name: t.name,
-    symbol: t.symbol,
-    description: t.description ?? '',
-    image: `ipfs://${imageCid}`,
-    external_link: t.website ?? '',
-    website: t.website ?? '',
-    x: t.x ?? '',
-    telegram: t.telegram ?? '',
-    extra_metadata: t.extra_metadata ?? [],
-  };
 }
 
 export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
@@ -107,150 +28,13 @@ export function registerLaunchRoutes(app: FastifyInstance, deps: LaunchDeps) {
     },
     handler: async (request, reply) => {
       const timing = new ServerTiming();
-      const body = request.body as LaunchPrepareBody;
-      checkLaunchBody(body);
-      const image = decodeImage(body.token);
-      const chainId = body.chain_id as ChainId;
-      const { suite, quote } = resolveSuite(deps, body);
-      if (suite.launch_product === 'tax') {
-        throw unsupported('Tax launches need a tax suite, which no deployment here provides', chainId);
-      }
-      const creator = getAddress(body.creator);
-      const factory = suite.contracts.factory as Address;
-
-      // Pin first (slow I/O), then pin the block, so the plan is as fresh as it can be.
-      const pinStarted = performance.now();
-      const imageCid = await deps.pins.pin(image, body.token.image_type);
-      const document = Buffer.from(JSON.stringify(metadataDocument(body, imageCid)));
-      const metadataCid = await deps.pins.pin(document, 'application/json');
-      timing.add('pin', pinStarted);
-      const metadataUri = `ipfs://${metadataCid}`;
-      const keys = (body.token.extra_metadata ?? []).map((m) => m.key);
-      const values = (body.token.extra_metadata ?? []).map((m) => m.value);
-
-      const nowMs = deps.clock.now();
-      const rpcStarted = performance.now();
-      return withSnapshot(deps.chains, chainId, async (snapshot) => {
-        const plan = new PlanBuilder(snapshot, creator, {
-          nowMs,
-          lifetimeMs: deps.settings.planLifetimeMs.default,
-        });
-        const params = {
-          tokenName: body.token.name,
-          tokenSymbol: body.token.symbol,
-          tokenContractURI: metadataUri,
-          creatorSalt: zeroHash as Hex,
-          quoteToken: quote.address as Address,
-          expectedConfigVersion: 0n,
-          deadline: plan.expiresAtSeconds,
-          metadataEditable: body.token.editable_metadata ?? false,
-          metadataKeys: keys,
-          metadataValues: values,
-        };
-        const read = (functionName: string, args: unknown[] = []) => ({
-          address: factory,
-          abi: FACTORY,
-          functionName,
-          args,
-        });
-        const { results, balances } = await snapshot.readWithBalances(
-          [
-            read('configVersion'),
-            read('launchCreationEnabled'),
-            read('nativeLaunchFee'),
-            read('launchSupply'),
-            read('quoteConfig', [quote.address]),
-            read('tokenDeployer'),
-            read('launchTokenBytecodeHash', [params]),
-            read('hook'),
-          ],
-          [creator],
-        );
-        if (results.some((r) => !r.ok)) {
-          throw new ApiError(
-            'upstream_error',
-            `Chain ${chainId}: the factory of suite ${suite.id} could not be read`,
-            {
-              chain_id: chainId,
-            },
-          );
-        }
-        const [configVersion, enabled, fee, supply, quoteConfig, tokenDeployer, initCodeHash, hook] =
-          results.map((r) => (r as { value: unknown }).value) as [
-            bigint,
-            boolean,
-            bigint,
-            bigint,
-            [boolean, number, number],
-            Address,
-            Hex,
-            Address,
-          ];
-        if (!enabled) throw unsupported(`Launch creation is switched off on suite ${suite.id}`, chainId);
-        if (!quoteConfig[0])
-          throw unsupported(`${quote.symbol} is not registered on suite ${suite.id}`, chainId);
-        if (hook !== suite.contracts.hook)
-          throw unsupported(`Suite ${suite.id} is not wired as its manifest says`, chainId);
-
-        timing.add('rpc', rpcStarted);
-        const mineStarted = performance.now();
-        const salt = await deps.saltMiner.mine({ tokenDeployer, creator, initCodeHash });
-        timing.add('mine', mineStarted);
-        params.creatorSalt = salt.creatorSalt;
-        params.expectedConfigVersion = configVersion;
-
-        const native = CHAINS[chainId].native_currency;
-        const [balance] = balances as [bigint];
-        if (balance < fee) {
-          plan.issue(
-            'insufficient_balance',
-            `The creator holds ${balance} of ${fee} needed for the launch fee`,
-            {
-              asset: zeroAddress,
-              actual_raw: balance,
-              required_raw: fee,
-            },
-          );
-        }
-        plan.transaction({
-          id: 'create-launch',
-          label: 'Create launch',
-          depends_on: [],
-          to: factory,
-          data: encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
-          value: fee,
-        });
-        const simulateStarted = performance.now();
-        const built = await plan.build();
-        timing.add('simulate', simulateStarted);
-        reply.header('server-timing', timing.header());
-        return envelope(request.id, deps.clock.now(), {
-          ...built,
-          predicted_token_address: salt.predictedToken,
-          suite_id: suite.id,
-          metadata_uri: metadataUri,
-          image_url: `${publicOrigin(deps.settings.publicUrl, request)}/ipfs/${imageCid}`,
-          creation_fee: {
-            amount_raw: fee.toString(),
-            currency_address: zeroAddress,
-            decimals: native.decimals,
-            symbol: native.symbol,
-          },
-          review: {
-            market: body.market,
-            token: {
-              name: body.token.name,
-              symbol: body.token.symbol,
-              editable_metadata: body.token.editable_metadata ?? false,
-              extra_metadata: body.token.extra_metadata ?? [],
-            },
-            quote_address: quote.address,
-            total_supply_raw: supply.toString(),
-            // One band holds the whole supply in current suites.
-            pool_supply_raw: supply.toString(),
-          },
-        });
+      const data = await prepareLaunch(deps, {
+        body: request.body as LaunchPrepareBody,
+        origin: publicOrigin(deps.settings.publicUrl, request),
+        timing,
       });
+      reply.header('server-timing', timing.header());
+      return envelope(request.id, deps.clock.now(), data);
     },
   });
 }

@@ -1,10 +1,24 @@
 // Request bodies the spec defines completely. Routes validate against them whether or not their
 // operation is served yet, so the contract (unknown fields, formats, limits) holds from the first version.
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Address, ChainIdSchema, StringEnum } from '../http/validation.ts';
+import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
 import type { Operation } from './catalog.ts';
 
 const HEX_BYTES = '^0x(?:[0-9a-fA-F]{2})+$';
+
+export const SwapQuoteBody = Type.Object(
+  {
+    chain_id: ChainIdSchema(),
+    wallet: Address(),
+    token_address: Address(),
+    side: StringEnum(['buy', 'sell']),
+    amount_in_raw: Uint({ maxLength: 78 }),
+    slippage_bps: Type.Integer({ minimum: 1, maximum: 5000 }),
+    referrer: Type.Optional(Address()),
+    comment: Type.Optional(Type.String({ maxLength: 128, description: 'At most 32 bytes of UTF-8.' })),
+  },
+  { additionalProperties: false },
+);
 
 export const SwapPrepareBody = Type.Object(
   {
