@@ -2,6 +2,7 @@
 // operation is served yet, so the contract (unknown fields, formats, limits) holds from the first version.
 import { type TSchema, Type } from '@sinclair/typebox';
 import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
+import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
 import type { Operation } from './catalog.ts';
 
 const HEX_BYTES = '^0x(?:[0-9a-fA-F]{2})+$';
@@ -65,6 +66,62 @@ export const FeeClaimBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+  },
+  { additionalProperties: false },
+);
+
+// Token write bodies.
+export const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: Address() });
+// The launch body's field rules, reused so one token field has one limit everywhere.
+const T = LaunchPrepareBody.properties.token.properties;
+
+export const MetadataOnchainBody = Type.Object(
+  {
+    actor: Address(),
+    name: Type.Optional(T.name),
+    symbol: Type.Optional(T.symbol),
+    extra_metadata: Type.Optional(Type.Array(T.extra_metadata.items, { minItems: 1, maxItems: 16 })),
+  },
+  { additionalProperties: false },
+);
+
+export const MetadataDocumentBody = Type.Object(
+  {
+    actor: Address(),
+    document: Type.Object(
+      {
+        description: Type.Optional(T.description),
+        website: Type.Optional(T.website),
+        x: Type.Optional(T.x),
+        telegram: Type.Optional(T.telegram),
+        image_uri: Type.Optional(
+          Type.String({ maxLength: 2048, pattern: '^(ipfs://[A-Za-z0-9]\\S*|https?://\\S+)$' }),
+        ),
+        image_base64: Type.Optional(T.image_base64),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The deprecated `POST …/metadata/prepare`: the focused bodies' fields, chosen by `operation`. */
+export const MetadataLegacyBody = Type.Object(
+  {
+    actor: Address(),
+    operation: StringEnum(['update_name', 'update_symbol', 'update_extra_metadata', 'update_profile']),
+    name: MetadataOnchainBody.properties.name,
+    symbol: MetadataOnchainBody.properties.symbol,
+    extra_metadata: MetadataOnchainBody.properties.extra_metadata,
+    document: Type.Optional(MetadataDocumentBody.properties.document),
+  },
+  { additionalProperties: false },
+);
+export const AnnouncementBody = Type.Object(
+  {
+    actor: Address(),
+    description: Type.String({ minLength: 1, maxLength: 2000 }),
+    uri: Type.Optional(Type.String({ maxLength: 2048, pattern: '^(https?|ipfs)://\\S+$' })),
   },
   { additionalProperties: false },
 );
