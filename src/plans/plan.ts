@@ -3,7 +3,7 @@
 // step sees what the earlier ones did. Reverts become problems (REVERT_CODES) with a decoded detail.
 import type { Address, Hex, TypedDataDomain } from 'viem';
 import type { Snapshot } from '../chain/snapshot.ts';
-import { toJson } from '../http/envelope.ts';
+import { toJson } from '../json.ts';
 import { ApiError } from '../errors.ts';
 import { decodeRevert } from './revert.ts';
 import { codeForRevert } from './revertCodes.ts';

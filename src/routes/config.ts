@@ -1,18 +1,12 @@
-// GET /v1/config: the chain section is static; suites and quotes come from the deployment manifests
-// merged with live reads of each suite's factory at one pinned block (`as_of_block`). Never cached.
+// GET /v1/config: its query and answer schemas; adapts HTTP to getConfig.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
 import { ChainIdSchema, StringEnum } from '../http/validation.ts';
-import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
-import type { Deployments } from '../launchpad/deployments.ts';
-import { type ConfigQuery as LiveQuery, liveConfiguration, staticChain } from '../launchpad/liveConfig.ts';
+import { CHAIN_IDS } from '../launchpad/chains.ts';
+import { CONFIG_SECTIONS, type ConfigDeps, getConfig, type GetConfigInput } from '../operations/getConfig.ts';
 import { routeBase } from './catalog.ts';
-
-export const CONFIG_SECTIONS = ['chains', 'suites', 'quotes'] as const;
-export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 
 export const ConfigQuery = Type.Object(
   {
@@ -136,39 +130,14 @@ const ConfigData = Type.Object({
   as_of_block: Type.Optional(Uint),
 });
 
-export function parseInclude(include: string): Set<ConfigSection> {
-  return new Set(include.split(',') as ConfigSection[]);
-}
-
-export function registerConfigRoutes(
-  app: FastifyInstance,
-  deps: { chains: ChainClients; clock: Clock; deployments: Deployments },
-) {
+export function registerConfigRoutes(app: FastifyInstance, deps: ConfigDeps & { clock: Clock }) {
   const base = routeBase('config');
   app.route({
     ...base,
     schema: { ...base.schema, querystring: ConfigQuery, response: { 200: Envelope(ConfigData) } },
     handler: async (request) => {
-      const q = request.query as Omit<LiveQuery, 'sections'> & { include: string };
-      const sections = parseInclude(q.include);
-      const supported_chain_ids = [...CHAIN_IDS];
-      if (!sections.has('suites') && !sections.has('quotes')) {
-        const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
-        return envelope(request.id, deps.clock.now(), { chain, supported_chain_ids });
-      }
-      const live = await liveConfiguration(deps.chains, deps.deployments, { ...q, sections });
-      return envelope(
-        request.id,
-        deps.clock.now(),
-        {
-          chain: live.chain,
-          supported_chain_ids,
-          ...(sections.has('suites') ? { suites: live.suites } : {}),
-          ...(sections.has('quotes') ? { quotes: live.quotes } : {}),
-          as_of_block: live.as_of_block,
-        },
-        live.warnings,
-      );
+      const { config, warnings } = await getConfig(deps, request.query as GetConfigInput);
+      return envelope(request.id, deps.clock.now(), config, warnings);
     },
   });
 }

@@ -1,0 +1,38 @@
+// getConfig: the chain section is static; suites and quotes come from the deployment manifests merged
+// with live reads of each suite's factory at one pinned block (`as_of_block`). Never cached.
+import type { ChainClients } from '../chain/clients.ts';
+import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import { type ConfigQuery as LiveQuery, liveConfiguration, staticChain } from '../launchpad/liveConfig.ts';
+
+export const CONFIG_SECTIONS = ['chains', 'suites', 'quotes'] as const;
+export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
+
+export interface ConfigDeps {
+  chains: ChainClients;
+  deployments: Deployments;
+}
+
+/** The query of GET /v1/config (defaults applied). */
+export type GetConfigInput = Omit<LiveQuery, 'sections'> & { include: string };
+
+/** The configuration of one chain: static chain facts, and its suites and quotes read live when asked. */
+export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
+  const sections = new Set(q.include.split(',') as ConfigSection[]);
+  const supported_chain_ids = [...CHAIN_IDS];
+  if (!sections.has('suites') && !sections.has('quotes')) {
+    const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
+    return { config: { chain, supported_chain_ids }, warnings: [] as string[] };
+  }
+  const live = await liveConfiguration(deps.chains, deps.deployments, { ...q, sections });
+  return {
+    config: {
+      chain: live.chain,
+      supported_chain_ids,
+      ...(sections.has('suites') ? { suites: live.suites } : {}),
+      ...(sections.has('quotes') ? { quotes: live.quotes } : {}),
+      as_of_block: live.as_of_block,
+    },
+    warnings: live.warnings,
+  };
+}
