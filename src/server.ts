@@ -34,7 +34,7 @@ import { registerTokenWriteRoutes } from './routes/tokenWrites.ts';
 import { registerTransactionRoutes } from './routes/transactions.ts';
 import { registerTokenReadRoutes } from './routes/tokens.ts';
 import { registerWalletRoutes } from './routes/wallets.ts';
-import { Cursors } from './http/cursor.ts';
+import { Cursors } from './cursor.ts';
 import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { PinnedDocuments } from './pinning/documents.ts';

@@ -16,7 +16,7 @@ import { Address as AddressSchema, ChainIdSchema, PageCursor, PageLimit } from '
 import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
-import { Cursors } from '../http/cursor.ts';
+import { Cursors } from '../cursor.ts';
 import { routeBase } from './catalog.ts';
 
 export function registerWalletRoutes(

@@ -2,7 +2,7 @@
 // reused elsewhere), carrying the last row's position. HMAC-SHA256 with a key derived from the
 // gateway's secret; checked in constant time.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../errors.ts';
+import { ApiError } from './errors.ts';
 
 export class Cursors {
   private readonly key: Buffer;

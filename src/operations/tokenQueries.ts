@@ -1,0 +1,587 @@
+// The indexed reads of tokens: list, search, a creator's tokens, detail, trades, announcements and holder
+// snapshots. Served from the index (src/indexer); every answer carries how far the index reached. Lists
+// page with signed cursors bound to the operation and its filters.
+import { sql } from 'kysely';
+import { type Abi, type Address, getAddress, type Hex } from 'viem';
+import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import type { ChainClients } from '../chain/clients.ts';
+import { ERC20_ABI } from '../chain/erc20.ts';
+import { type Snapshot, withSnapshot, withSnapshotAt } from '../chain/snapshot.ts';
+import type { Clock } from '../clock.ts';
+import { Cursors } from '../cursor.ts';
+import { ApiError } from '../errors.ts';
+import { indexedThrough } from '../indexer/indexedThrough.ts';
+import { marketRecord } from '../indexer/marketData.ts';
+import { prefixEnd, searchWords } from '../indexer/words.ts';
+import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import { type MetadataDocument, type PinnedDocuments, publicUrlOf } from '../pinning/documents.ts';
+import type { Operation } from '../routes/catalog.ts';
+import type { Settings } from '../settings.ts';
+import type { AnnouncementsTable, Database, TokenMarketTable, TokensTable } from '../store/db.ts';
+
+export interface TokenReadDeps {
+  settings: Settings;
+  database: Database;
+  chains: ChainClients;
+  clock: Clock;
+  deployments: Deployments;
+  cursors: Cursors;
+  documents: PinnedDocuments;
+}
+
+/** One page of an indexed list, and how far the index reached (per chain when it spans chains). */
+export interface IndexedPage<T = unknown> {
+  items: T[];
+  next: string | null;
+  indexedThrough: unknown;
+}
+
+/** How much, and from where: the page size (already bounded by the caller's plan) and the cursor. */
+export interface PageInput {
+  limit: number;
+  cursor?: string;
+  /** Public origin of the gateway, for ipfs:// images in token records. */
+  origin: string;
+}
+
+export interface TokenRowsInput {
+  chainId: ChainId;
+  token: Address;
+  limit: number;
+  cursor?: string;
+}
+
+export const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
+export type Sort = (typeof SORTS)[number];
+/** The ranked orders: highest first, by a column of the refreshed market data (src/indexer/marketRefresh.ts). */
+const RANKED = {
+  trending: 'trending_score',
+  liquidity: 'liquidity_usd',
+  market_cap: 'market_cap_usd',
+  volume_24h: 'volume_24h_usd',
+} as const;
+const MARKET_COLUMNS = [
+  'm.sqrt_price_x96',
+  'm.reserve_quote_raw',
+  'm.activity',
+  'm.market_cap_usd',
+  'm.liquidity_usd',
+  'm.volume_24h_usd',
+  'm.trending_score',
+  'm.as_of_block',
+  'm.updated_at',
+] as const;
+
+/** Search candidates looked up by address; more than this many use a subquery instead. */
+const MAX_CANDIDATES = 1000;
+
+const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
+
+/**
+ * The token record. Profile fields (description, image, links) come from its metadata document when
+ * this gateway pinned it (`doc`), else they are null; `origin` serves ipfs:// images.
+ */
+function tokenRecord(
+  deps: TokenReadDeps,
+  t: TokensTable,
+  include: Set<string>,
+  profile: { doc: MetadataDocument | null; origin: string },
+  market?: TokenMarketTable,
+) {
+  const quote = deps.deployments.quote(t.chain_id as ChainId, t.suite_id, t.quote_address);
+  const text = (key: string) => {
+    const v = profile.doc?.[key];
+    return typeof v === 'string' && v !== '' ? v : null;
+  };
+  return {
+    chain_id: t.chain_id,
+    market: t.market,
+    token: {
+      address: t.address,
+      name: t.name,
+      symbol: t.symbol,
+      decimals: 18,
+      metadata_uri: t.metadata_uri,
+      description: text('description'),
+      image_url: publicUrlOf(profile.doc?.image, profile.origin),
+      website: text('website'),
+      x: text('x'),
+      telegram: text('telegram'),
+    },
+    launch: {
+      creator_address: t.creator,
+      pool_id: t.pool_id,
+      created_at: iso(t.created_at),
+      block_number: String(t.block_number),
+      quote: { address: t.quote_address, symbol: quote?.symbol ?? null, decimals: quote?.decimals ?? null },
+      onchain: { transaction_hash: t.tx_hash },
+      contracts: { hook_address: t.hook },
+      suite_id: t.suite_id,
+    },
+    current_creator_address: t.current_creator,
+    creator_fee_recipient_address: t.fee_recipient || null,
+    ...(include.has('pool')
+      ? { pool: { hook_address: t.hook, tick_spacing: t.tick_spacing, pool_id: t.pool_id } }
+      : {}),
+    ...(include.has('market')
+      ? {
+          market_data: marketRecord(
+            market && {
+              ...market,
+              launch_supply: t.launch_supply,
+              address: t.address,
+              quote_address: t.quote_address,
+            },
+            { decimals: quote?.decimals ?? 18, stablecoin: quote?.asset_type === 'stablecoin' },
+            deps.clock.now(),
+            2 * deps.settings.marketRefreshMs,
+          ),
+        }
+      : {}),
+  };
+}
+
+/**
+ * The version of the ranked orders of these chains: it changes with every market-data refresh, so a
+ * ranked cursor from before a refresh is refused (cursor_stale) rather than resumed in a moved order.
+ */
+async function rankingVersion(deps: TokenReadDeps, chainIds: readonly ChainId[]): Promise<string> {
+  const rows = await deps.database.db
+    .selectFrom('market_state')
+    .select(['chain_id', 'refreshed_at'])
+    .where('chain_id', 'in', [...chainIds])
+    .orderBy('chain_id')
+    .execute();
+  return rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(',');
+}
+
+const stale = (why: string) =>
+  new ApiError(
+    'cursor_stale',
+    `The order moved since this cursor was issued (${why}); restart from the first page`,
+  );
+
+/**
+ * A page of tokens: in launch order (launch time, then chain, block, log index: block numbers of
+ * different chains do not compare) for newest/oldest, or highest first by
+ * a refreshed market value (then chain, address) for the ranked sorts, resuming after the cursor.
+ */
+async function tokenPage(
+  deps: TokenReadDeps,
+  operation: Operation,
+  filters: { chain_id?: ChainId; market?: string; creator?: string; q?: string },
+  page: PageInput & { sort: Sort },
+): Promise<IndexedPage> {
+  const db = deps.database.db;
+  const { limit, cursor, sort, origin } = page;
+  const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
+  const scope = Cursors.scope(operation, { ...filters, sort });
+  const ranked = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
+  let query = db
+    .selectFrom('tokens as t')
+    .leftJoin('token_market as m', (j) =>
+      j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+    )
+    .selectAll('t')
+    .select(MARKET_COLUMNS);
+  // Ranked orders filter and order on token_market's own columns (its indexes); the others on tokens'.
+  const on = ranked ? ('m' as const) : ('t' as const);
+  if (filters.chain_id) query = query.where(`${on}.chain_id`, '=', filters.chain_id);
+  if (filters.market && filters.market !== 'all') query = query.where(`${on}.market`, '=', filters.market);
+  if (ranked) query = query.where(`m.${ranked}`, 'is not', null);
+  if (filters.creator) query = query.where('t.creator', '=', filters.creator);
+  if (filters.q) {
+    const q = filters.q;
+    if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
+    else {
+      // Candidates from the word index: the longest query word as a prefix (the most selective);
+      // then every word of the query must appear in the name or symbol.
+      const words = searchWords(q);
+      // (Among equally long words the later one: "Token 42" → "42".)
+      const key = words.map((w, i) => ({ w, i })).sort((a, b) => b.w.length - a.w.length || b.i - a.i)[0]?.w;
+      if (!key)
+        return { items: [], next: null, indexedThrough: await indexedThrough(deps.database, chainIds) };
+      let candidates = db
+        .selectFrom('token_words')
+        .select('address')
+        .where('word', '>=', key)
+        .where('word', '<', prefixEnd(key));
+      if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
+      // A selective word gives few candidates: look them up by address rather than let the planner
+      // walk the whole launch order testing each row.
+      const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
+      query =
+        few.length <= MAX_CANDIDATES
+          ? query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
+          : query.where('t.address', 'in', candidates);
+      for (const w of words) {
+        const like = `%${w}%`;
+        query = query.where((eb) =>
+          eb.or([
+            eb(eb.fn('lower', ['t.name']), 'like', like),
+            eb(eb.fn('lower', ['t.symbol']), 'like', like),
+          ]),
+        );
+      }
+    }
+  }
+  const version = ranked ? await rankingVersion(deps, chainIds) : '';
+  if (cursor && ranked) {
+    const [value, chain, address, issued] = deps.cursors.decode(cursor, scope) as [
+      number,
+      number,
+      string,
+      string,
+    ];
+    if (issued !== version) throw stale('the market data was refreshed');
+    // Rows after the cursor's (value, chain, address), compared as one value (an index range).
+    query = query.where(
+      sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
+    );
+  } else if (cursor) {
+    const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
+      number,
+      number,
+      number,
+      number,
+      string,
+    ];
+    // The token the cursor stands on must still be where it was: a reorg may have removed it.
+    const anchor = await db
+      .selectFrom('tokens')
+      .select('block_number')
+      .where('chain_id', '=', chain as ChainId)
+      .where('address', '=', String(address))
+      .executeTakeFirst();
+    if (!anchor || Number(anchor.block_number) !== block) throw stale('its token left the index in a reorg');
+    // Rows after the cursor's, comparing (launch time, chain, block, log index) as one value.
+    const cmp = sql.raw(sort === 'newest' ? '<' : '>');
+    query = query.where(
+      sql<boolean>`(t.created_at, t.chain_id, t.block_number, t.log_index) ${cmp} (${created}, ${chain}, ${block}, ${log})`,
+    );
+  }
+  const dir = sort === 'oldest' ? 'asc' : 'desc';
+  query = ranked
+    ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
+    : query
+        .orderBy('t.created_at', dir)
+        .orderBy('t.chain_id', dir)
+        .orderBy('t.block_number', dir)
+        .orderBy('t.log_index', dir);
+  const rows = await query.limit(limit + 1).execute();
+  const found = rows.slice(0, limit);
+  const last = found.at(-1);
+  let next: string | null = null;
+  if (rows.length > limit && last)
+    next = ranked
+      ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, version])
+      : deps.cursors.encode(scope, [
+          Number(last.created_at),
+          last.chain_id,
+          Number(last.block_number),
+          last.log_index,
+          last.address,
+        ]);
+  const include = new Set(ranked ? ['market'] : []);
+  const docs = await Promise.all(found.map((t) => deps.documents.get(t.metadata_uri)));
+  return {
+    items: found.map((t, i) =>
+      tokenRecord(
+        deps,
+        t,
+        include,
+        { doc: docs[i] ?? null, origin },
+        t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t),
+      ),
+    ),
+    next,
+    indexedThrough: await indexedThrough(deps.database, chainIds),
+  };
+}
+
+/** Tokens in launch order (newest or oldest) or ranked by refreshed market data, across chains or one. */
+export function listTokens(
+  deps: TokenReadDeps,
+  input: PageInput & { chain_id?: ChainId; market?: string; sort?: Sort },
+): Promise<IndexedPage> {
+  const filters = { chain_id: input.chain_id, market: input.market ?? 'all' };
+  return tokenPage(deps, 'token_list', filters, { ...input, sort: input.sort ?? 'newest' });
+}
+
+/** Tokens whose name or symbol has every word of q (by word prefix), or the token at an address q. */
+export function searchTokens(
+  deps: TokenReadDeps,
+  input: PageInput & { chain_id?: ChainId; q: string },
+): Promise<IndexedPage> {
+  const filters = { chain_id: input.chain_id, q: input.q };
+  return tokenPage(deps, 'token_search', filters, { ...input, sort: 'newest' });
+}
+
+/** The tokens a creator launched, newest first. */
+export function listCreatorTokens(
+  deps: TokenReadDeps,
+  input: PageInput & { chain_id?: ChainId; creator: Address },
+): Promise<IndexedPage> {
+  const filters = { chain_id: input.chain_id, creator: input.creator };
+  return tokenPage(deps, 'creator_tokens', filters, { ...input, sort: 'newest' });
+}
+
+/** One token's record (with its pool and market data when asked) and how far the index reached. */
+export async function getToken(
+  deps: TokenReadDeps,
+  input: { chainId: ChainId; token: Address; include: string[]; origin: string },
+) {
+  const db = deps.database.db;
+  const p = { chain_id: input.chainId, token_address: input.token };
+  const include = new Set(input.include);
+  const row = await db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('chain_id', '=', p.chain_id)
+    .where('address', '=', getAddress(p.token_address))
+    .executeTakeFirst();
+  if (!row)
+    throw new ApiError(
+      'not_found',
+      `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
+    );
+  const [market, extras] = await Promise.all([
+    include.has('market')
+      ? db
+          .selectFrom('token_market')
+          .selectAll()
+          .where('chain_id', '=', p.chain_id)
+          .where('address', '=', row.address)
+          .executeTakeFirst()
+      : undefined,
+    // Extra metadata: the latest value of each key set after launch.
+    db
+      .selectFrom('token_updates')
+      .select(['field', 'value'])
+      .where('chain_id', '=', p.chain_id)
+      .where('token', '=', row.address)
+      .where('field', 'like', 'extra:%')
+      .orderBy('block_number')
+      .orderBy('log_index')
+      .execute(),
+  ]);
+  const doc = await deps.documents.get(row.metadata_uri);
+  const record = tokenRecord(deps, row, include, { doc, origin: input.origin }, market);
+  record.token = {
+    ...record.token,
+    extra_metadata: Object.fromEntries(extras.map((e) => [e.field.slice('extra:'.length), e.value])),
+  } as typeof record.token;
+  return { record, indexedThrough: await indexedThrough(deps.database, [p.chain_id]) };
+}
+
+/** A page of a token's rows ordered newest first by (block, log index). */
+async function rowsOf<T extends 'trades' | 'announcements'>(
+  deps: TokenReadDeps,
+  operation: Operation,
+  table: T,
+  input: TokenRowsInput,
+) {
+  const db = deps.database.db;
+  const p = { chain_id: input.chainId };
+  const q = { cursor: input.cursor };
+  const { token, limit } = input;
+  const scope = Cursors.scope(operation, { chain: p.chain_id, token });
+  let query = db
+    .selectFrom(table as 'trades')
+    .selectAll()
+    .where('chain_id', '=', p.chain_id)
+    .where('token', '=', token);
+  if (q.cursor) {
+    const [block, log] = deps.cursors.decode(q.cursor, scope) as [number, number];
+    query = query.where((eb) =>
+      eb.or([
+        eb('block_number', '<', block),
+        eb.and([eb('block_number', '=', block), eb('log_index', '<', log)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy('block_number', 'desc')
+    .orderBy('log_index', 'desc')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const next =
+    rows.length > limit && last
+      ? deps.cursors.encode(scope, [Number(last.block_number), last.log_index])
+      : null;
+  return { page, next, through: await indexedThrough(deps.database, [p.chain_id]) };
+}
+
+/** A token's trades, newest first, with the hook's fee credits of each swap. */
+export async function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
+  const db = deps.database.db;
+  const { page, next, through } = await rowsOf(deps, 'token_trades', 'trades', input);
+  // The hook's fee credits of these swaps, per component.
+  const chainId = input.chainId;
+  const credits =
+    page.length > 0
+      ? await db
+          .selectFrom('fee_credits')
+          .selectAll()
+          .where('chain_id', '=', chainId)
+          .where('tx_hash', 'in', [...new Set(page.map((t) => t.tx_hash))])
+          .orderBy('log_index')
+          .execute()
+      : [];
+  const items = page.map((t) => ({
+    transaction_hash: t.tx_hash,
+    log_index: t.log_index,
+    block_number: String(t.block_number),
+    block_hash: t.block_hash,
+    timestamp: iso(t.timestamp),
+    trader: t.trader,
+    side: t.side,
+    amount_in_raw: t.amount_in_raw,
+    amount_out_raw: t.amount_out_raw,
+    quote_amount_raw: t.quote_amount_raw,
+    token_amount_raw: t.token_amount_raw,
+    fee_raw: t.fee_raw,
+    fee_currency: t.fee_currency,
+    referrer: t.referrer,
+    comment: t.comment,
+    fee_components: credits
+      .filter((c) => c.tx_hash === t.tx_hash && c.swap_log_index === t.log_index)
+      .map((c) => ({ component: c.component, recipient: c.recipient, amount_raw: c.amount })),
+  }));
+  return { items, next, indexedThrough: through };
+}
+
+/** A token's announcements, newest first. */
+export async function listAnnouncements(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
+  const { page, next, through } = await rowsOf(deps, 'token_announcements', 'announcements', input);
+  const items = (page as unknown as AnnouncementsTable[]).map((a) => ({
+    announcement_id: a.announcement_id,
+    creator: a.creator,
+    description: a.description,
+    uri: a.uri,
+    block_number: String(a.block_number),
+    transaction_hash: a.tx_hash,
+    log_index: a.log_index,
+    posted_at: iso(a.posted_at),
+  }));
+  return { items, next, indexedThrough: through };
+}
+
+/**
+ * A snapshot of a token's holders at one pinned block: every address the token was ever sent to
+ * (from the index) with its balance read live; the largest first, labelled where known. Later pages
+ * read the same block (the cursor carries it), so the pages of one walk add up to one snapshot; a
+ * cursor whose block left the chain is cursor_stale.
+ */
+export async function getHolders(deps: TokenReadDeps, input: TokenRowsInput) {
+  const db = deps.database.db;
+  const p = { chain_id: input.chainId };
+  const { token, limit, cursor } = input;
+  const scope = Cursors.scope('holder_snapshot', { chain: p.chain_id, token });
+  const resume = cursor
+    ? (deps.cursors.decode(cursor, scope) as [string, Hex, string, string, string])
+    : undefined;
+  const row = await db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('chain_id', '=', p.chain_id)
+    .where('address', '=', token)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('not_found', `${token} is not indexed on chain ${p.chain_id} (yet)`);
+  const suite = deps.deployments.get(p.chain_id)?.suites.find((x) => x.id === row.suite_id);
+  const holders = (
+    await db
+      .selectFrom('token_holders')
+      .select('holder')
+      .where('chain_id', '=', p.chain_id)
+      .where('token', '=', token)
+      .execute()
+  ).map((h) => h.holder as Address);
+  const through = await indexedThrough(deps.database, [p.chain_id]);
+  const work = async (snapshot: Snapshot) => {
+    const [supply, rights] = (await snapshot.readAll([
+      { address: token, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
+      ...(suite
+        ? [
+            {
+              address: suite.contracts.factory as Address,
+              abi: LaunchFactoryAbi as Abi,
+              functionName: 'creatorRights',
+              args: [token],
+            },
+          ]
+        : []),
+    ])) as [bigint, { currentCreator: Address } | undefined];
+    const balances: bigint[] = [];
+    for (let i = 0; i < holders.length; i += 500) {
+      const part = await snapshot.readAll(
+        holders
+          .slice(i, i + 500)
+          .map((h) => ({ address: token, abi: ERC20_ABI as Abi, functionName: 'balanceOf', args: [h] })),
+      );
+      balances.push(...(part as bigint[]));
+    }
+    const c = suite?.contracts;
+    const labels = new Map<string, string>(
+      [
+        [c?.pool_manager, 'pool'],
+        [c?.hook, 'hook'],
+        [c?.fee_escrow, 'fee_escrow'],
+        [c?.vesting_vault, 'vesting_vault'],
+        ['0x000000000000000000000000000000000000dEaD', 'burn'],
+      ].flatMap(([a, l]) => (a ? [[getAddress(a), l as string]] : [])) as [string, string][],
+    );
+    const creator = rights?.currentCreator ? getAddress(rights.currentCreator) : null;
+    // Largest first; equal balances by address, so that the order is total and pages resume exactly.
+    const after = (a: { balance: bigint; address: string }, b: { balance: bigint; address: string }) =>
+      a.balance !== b.balance ? a.balance < b.balance : a.address > b.address;
+    const rows = holders
+      .map((address, i) => ({ address, balance: balances[i] as bigint }))
+      .filter((h) => h.balance > 0n)
+      .sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
+    const start = resume
+      ? rows.findIndex((h) => after(h, { balance: BigInt(resume[3]), address: resume[4] }))
+      : 0;
+    const page = start < 0 ? [] : rows.slice(start, start + limit);
+    const percent = (balance: bigint) => {
+      const bp = supply > 0n ? (balance * 1_000_000n) / supply : 0n; // in 0.0001 %
+      return `${bp / 10_000n}.${(bp % 10_000n).toString().padStart(4, '0')}`;
+    };
+    const items = page.map((h) => ({
+      address: h.address,
+      balance_raw: h.balance.toString(),
+      supply_percent: percent(h.balance),
+      label: labels.get(h.address) ?? (h.address === creator ? 'creator' : null),
+      is_creator: h.address === creator,
+    }));
+    const last = page.at(-1);
+    const more = start >= 0 && start + limit < rows.length && last;
+    return {
+      items,
+      summary: { total_holders: rows.length, total_supply_raw: supply.toString() },
+      next: more
+        ? deps.cursors.encode(scope, [
+            snapshot.blockNumber.toString(),
+            snapshot.blockHash,
+            snapshot.timestamp.toString(),
+            last.balance.toString(),
+            last.address,
+          ])
+        : null,
+      asOfBlock: snapshot.blockNumber.toString(),
+      indexedThrough: through,
+    };
+  };
+  if (!resume) return withSnapshot(deps.chains, p.chain_id, work);
+  const head = { number: BigInt(resume[0]), hash: resume[1], timestamp: BigInt(resume[2]) };
+  return withSnapshotAt(
+    deps.chains,
+    p.chain_id,
+    head,
+    () => stale('its snapshot block left the chain'),
+    work,
+  );
+}
