@@ -16,7 +16,6 @@ import { prefixEnd, searchWords } from '../indexer/words.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type MetadataDocument, type PinnedDocuments, publicUrlOf } from '../pinning/documents.ts';
-import type { Operation } from '../routes/catalog.ts';
 import type { Settings } from '../settings.ts';
 import type { AnnouncementsTable, Database, TokenMarketTable, TokensTable } from '../store/db.ts';
 
@@ -51,6 +50,9 @@ export interface TokenRowsInput {
   limit: number;
   cursor?: string;
 }
+
+/** The lists a cursor can belong to (a cursor of one is refused by another). */
+type ListName = 'token_list' | 'token_search' | 'creator_tokens' | 'token_trades' | 'token_announcements';
 
 export const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -169,7 +171,7 @@ const stale = (why: string) =>
  */
 async function tokenPage(
   deps: TokenReadDeps,
-  operation: Operation,
+  operation: ListName,
   filters: { chain_id?: ChainId; market?: string; creator?: string; q?: string },
   page: PageInput & { sort: Sort },
 ): Promise<IndexedPage> {
@@ -378,7 +380,7 @@ export async function getToken(
 /** A page of a token's rows ordered newest first by (block, log index). */
 async function rowsOf<T extends 'trades' | 'announcements'>(
   deps: TokenReadDeps,
-  operation: Operation,
+  operation: ListName,
   table: T,
   input: TokenRowsInput,
 ) {

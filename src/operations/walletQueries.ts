@@ -1,0 +1,225 @@
+// The indexed reads of a wallet: its fee positions (claimable read live), a summary of what it did per
+// chain, and its activity (launches, trades, announcements) newest first.
+import { sql } from 'kysely';
+import { type Abi, type Address, getAddress, zeroAddress } from 'viem';
+import { FeeEscrowAbi } from '../../contracts/artifacts/index.ts';
+import type { ChainClients } from '../chain/clients.ts';
+import { withSnapshot } from '../chain/snapshot.ts';
+import { Cursors } from '../cursor.ts';
+import { indexedThrough } from '../indexer/indexedThrough.ts';
+import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
+import type { Deployments } from '../launchpad/deployments.ts';
+import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
+import type { IndexedPage } from './tokenQueries.ts';
+
+export interface WalletReadDeps {
+  database: Database;
+  chains: ChainClients;
+  deployments: Deployments;
+  cursors: Cursors;
+}
+
+/**
+ * What each fee escrow owes a wallet, per currency: candidate positions from the index (escrow Credited
+ * events), claimable read live at one pinned block, claimed summed from indexed Claimed events.
+ */
+export async function listFeePositions(
+  deps: WalletReadDeps,
+  input: { recipient: Address; chainId: ChainId },
+): Promise<IndexedPage & { asOfBlock: string | null }> {
+  const { recipient, chainId } = input;
+  const events = await deps.database.db
+    .selectFrom('fee_events')
+    .select(['escrow', 'currency', 'kind', 'amount'])
+    .where('chain_id', '=', chainId)
+    .where('recipient', '=', recipient)
+    .execute();
+  const positions = new Map<string, { escrow: Address; currency: Address; claimed: bigint }>();
+  for (const e of events) {
+    const key = `${e.escrow}:${e.currency}`;
+    const p = positions.get(key) ?? {
+      escrow: e.escrow as Address,
+      currency: e.currency as Address,
+      claimed: 0n,
+    };
+    if (e.kind === 'claimed') p.claimed += BigInt(e.amount);
+    positions.set(key, p);
+  }
+  // A wallet has few positions (escrows × currencies): all of them come in one page.
+  const list = [...positions.values()].sort((a, b) =>
+    (a.escrow + a.currency).localeCompare(b.escrow + b.currency),
+  );
+  const through = await indexedThrough(deps.database, [chainId]);
+  const manifest = deps.deployments.get(chainId);
+  const data =
+    list.length === 0
+      ? { items: [], block: null }
+      : await withSnapshot(deps.chains, chainId, async (snapshot) => {
+          const owed = await snapshot.readAll(
+            list.map((p) => ({
+              address: p.escrow,
+              abi: FeeEscrowAbi as Abi,
+              functionName: 'owed',
+              args: [recipient, p.currency],
+            })),
+          );
+          const items = list.map((p, i) => {
+            const suite = manifest?.suites.find((s) => getAddress(s.contracts.fee_escrow) === p.escrow);
+            const quote = manifest?.quotes.find((q) => getAddress(q.address) === p.currency);
+            const native = CHAINS[chainId].native_currency;
+            return {
+              chain_id: chainId,
+              suite_id: suite?.id ?? null,
+              fee_escrow: p.escrow,
+              recipient,
+              currency: p.currency,
+              symbol: p.currency === zeroAddress ? native.symbol : (quote?.symbol ?? null),
+              decimals: p.currency === zeroAddress ? native.decimals : (quote?.decimals ?? null),
+              claimable_raw: (owed[i] as bigint).toString(),
+              claimed_raw: p.claimed.toString(),
+            };
+          });
+          return { items, block: snapshot.blockNumber.toString() };
+        });
+  return { items: data.items, next: null, asOfBlock: data.block, indexedThrough: through };
+}
+
+/** A wallet across the index: per chain, the tokens it launched, its trades, announcements and fee positions. */
+export async function getWalletSummary(deps: WalletReadDeps, input: { address: Address; chainId?: ChainId }) {
+  const { address, chainId } = input;
+  const db = deps.database.db;
+  const count = async (table: 'tokens' | 'trades' | 'announcements', column: 'creator' | 'trader') => {
+    let q = db
+      .selectFrom(table as 'tokens')
+      .select(['chain_id', db.fn.countAll<number>().as('n')])
+      .where(column as 'creator', '=', address);
+    if (chainId) q = q.where('chain_id', '=', chainId);
+    return q.groupBy('chain_id').execute();
+  };
+  const [launched, traded, announced, positions, state] = await Promise.all([
+    count('tokens', 'creator'),
+    count('trades', 'trader'),
+    count('announcements', 'creator'),
+    (() => {
+      let q = db
+        .selectFrom('fee_events')
+        .select(['chain_id', 'escrow', 'currency'])
+        .distinct()
+        .where('recipient', '=', address);
+      if (chainId) q = q.where('chain_id', '=', chainId);
+      return q.execute();
+    })(),
+    indexedThrough(deps.database, chainId ? [chainId] : CHAIN_IDS),
+  ]);
+  const chains = [
+    ...new Set([...launched, ...traded, ...announced, ...positions].map((r) => Number(r.chain_id))),
+  ].sort((a, b) => a - b);
+  const n = (rows: { chain_id: number; n: unknown }[], c: number) =>
+    Number(rows.find((r) => Number(r.chain_id) === c)?.n ?? 0);
+  const summary = {
+    address,
+    chains: chains.map((c) => ({
+      chain_id: c,
+      tokens_launched: n(launched as never, c),
+      trades: n(traded as never, c),
+      announcements: n(announced as never, c),
+      fee_positions: positions.filter((p) => Number(p.chain_id) === c).length,
+    })),
+  };
+  return { summary, indexedThrough: state };
+}
+
+/** What a wallet did, newest first: its launches, trades and announcements, merged in time order. */
+export async function listWalletActivity(
+  deps: WalletReadDeps,
+  input: { address: Address; chainId?: ChainId; limit: number; cursor?: string },
+): Promise<IndexedPage> {
+  const { address, limit } = input;
+  const q = { chain_id: input.chainId, cursor: input.cursor };
+  const scope = Cursors.scope('wallet_activity', { address, chain: q.chain_id ?? null });
+  const after = q.cursor ? (deps.cursors.decode(q.cursor, scope) as [number, number, number, number]) : null;
+  const db = deps.database.db;
+  // Rows strictly after the cursor in (time, chain, block, log index) descending order: block
+  // numbers of different chains do not compare, times do.
+  const rowsOf = <T extends 'tokens' | 'trades' | 'announcements'>(
+    table: T,
+    column: 'creator' | 'trader',
+    time: 'created_at' | 'timestamp' | 'posted_at',
+  ) => {
+    let query = db
+      .selectFrom(table as 'trades')
+      .selectAll()
+      .where(column as 'trader', '=', address);
+    if (q.chain_id) query = query.where('chain_id', '=', q.chain_id);
+    if (after) {
+      const [at, chain, block, log] = after;
+      query = query.where(
+        sql<boolean>`(${sql.ref(time)}, chain_id, block_number, log_index) < (${at}, ${chain}, ${block}, ${log})`,
+      );
+    }
+    return query
+      .orderBy(sql.ref(time), 'desc')
+      .orderBy('chain_id', 'desc')
+      .orderBy('block_number', 'desc')
+      .orderBy('log_index', 'desc')
+      .limit(limit + 1)
+      .execute();
+  };
+  const [launches, trades, posts] = (await Promise.all([
+    rowsOf('tokens', 'creator', 'created_at'),
+    rowsOf('trades', 'trader', 'timestamp'),
+    rowsOf('announcements', 'creator', 'posted_at'),
+  ])) as unknown as [TokensTable[], TradesTable[], AnnouncementsTable[]];
+  const items = [
+    ...launches.map((t) => ({
+      kind: 'launch',
+      at: Number(t.created_at),
+      chain_id: t.chain_id,
+      block_number: Number(t.block_number),
+      log_index: t.log_index,
+      transaction_hash: t.tx_hash,
+      token_address: t.address,
+      token_symbol: t.symbol,
+    })),
+    ...trades.map((t) => ({
+      kind: 'trade',
+      at: Number(t.timestamp),
+      chain_id: t.chain_id,
+      block_number: Number(t.block_number),
+      log_index: t.log_index,
+      transaction_hash: t.tx_hash,
+      token_address: t.token,
+      side: t.side,
+      amount_in_raw: t.amount_in_raw,
+      amount_out_raw: t.amount_out_raw,
+    })),
+    ...posts.map((a) => ({
+      kind: 'announcement',
+      at: Number(a.posted_at),
+      chain_id: a.chain_id,
+      block_number: Number(a.block_number),
+      log_index: a.log_index,
+      transaction_hash: a.tx_hash,
+      token_address: a.token,
+      announcement_id: a.announcement_id,
+    })),
+  ].sort(
+    (a, b) =>
+      b.at - a.at || b.chain_id - a.chain_id || b.block_number - a.block_number || b.log_index - a.log_index,
+  );
+  const shown = items.slice(0, limit);
+  const last = shown.at(-1);
+  const next =
+    items.length > limit && last
+      ? deps.cursors.encode(scope, [last.at, last.chain_id, last.block_number, last.log_index])
+      : null;
+  return {
+    items: shown.map(({ at, ...i }) => ({
+      ...i,
+      block_number: String(i.block_number),
+      timestamp: new Date(at * 1000).toISOString(),
+    })),
+    next,
+    indexedThrough: await indexedThrough(deps.database, q.chain_id ? [q.chain_id] : CHAIN_IDS),
+  };
+}
