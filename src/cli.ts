@@ -11,6 +11,7 @@ import { SaltMiner } from './launchpad/saltMiner.ts';
 import { CHAIN_IDS, CHAINS } from './launchpad/chains.ts';
 import { Deployments } from './launchpad/deployments.ts';
 import { runDemo } from './demo.ts';
+import { checkDeployments, type DeploymentCheck } from './operations/checkDeployment.ts';
 import { CliError, holdLock } from './lock.ts';
 import { renderOpenapi } from './openapiDocument.ts';
 import { buildServer } from './server.ts';
@@ -57,6 +58,13 @@ launchpad keys revoke <key_id>`,
   buy, sell through Permit2, fee claim, announcement, trades and holders. Exit 0 only if every step
   landed on chain. Defaults: http://127.0.0.1:$PORT/v1, a new developer key in the data dir's database.`,
     options: { 'base-url': { type: 'string' }, key: { type: 'string' } },
+  },
+  doctor: {
+    usage: `launchpad doctor [--json]
+  Proves the deployment manifests (MANIFESTS_DIR) against every chain with an RPC_URL_<chain_id>: chain
+  ids, code at every address, the factory's views, quote registrations, Permit2, the PoolManager,
+  StateView and quoter, first blocks, and agreement between providers. Exit 0 only when all hold.`,
+    options: { json: { type: 'boolean', default: false } },
   },
   migrate: {
     usage: `launchpad migrate
@@ -126,7 +134,17 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
   // Warm the salt-mining worker now, so the first launch does not pay its start-up.
   const saltMiner = new SaltMiner();
   saltMiner.warm();
-  const app = await buildServer({ settings, database, chains, clock: systemClock, limiter, saltMiner });
+  const { deployments, deploymentChecks } = await provenDeployments(settings, chains, devnet === undefined);
+  const app = await buildServer({
+    settings,
+    database,
+    chains,
+    clock: systemClock,
+    limiter,
+    saltMiner,
+    deployments,
+    deploymentChecks,
+  });
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
@@ -146,7 +164,7 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
       ? startIndexer({
           database,
           chains,
-          deployments: Deployments.load(settings.manifestsDir),
+          deployments,
           chainIds: [...CHAIN_IDS],
           pollMs: settings.indexerPollMs,
           marketRefreshMs: settings.marketRefreshMs,
@@ -185,6 +203,26 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
   process.stdout.write(readyBanner({ origin, settings, devnet: devnet !== undefined, devKey }));
 }
 
+/**
+ * The manifests, and in production mode the deployment checks: the manifests proved against the chains
+ * (failures are reported by /v1/health and GET /v1/config rather than met by users) and the fields they
+ * leave to the factories filled in from the factories' views.
+ */
+async function provenDeployments(settings: Settings, chains: ChainClients, production: boolean) {
+  const loaded = Deployments.load(settings.manifestsDir);
+  if (!production) return { deployments: loaded, deploymentChecks: undefined };
+  const { checks, resolved } = await checkDeployments({ chains, deployments: loaded }, CHAIN_IDS);
+  for (const c of checks.filter((x) => !x.ok))
+    process.stderr.write(
+      `deployment check failed: chain ${c.chain_id} ${c.check}: expected ${c.expected}, found ${c.found}\n`,
+    );
+  for (const r of resolved)
+    process.stdout.write(
+      `chain ${r.chainId} suite ${r.suiteId}: ${r.field} read from the factory: ${r.address}\n`,
+    );
+  return { deployments: loaded.withResolved(resolved), deploymentChecks: checks };
+}
+
 /** On the devnet only: a development key made on the first start (when the database has no key). */
 async function firstDevKey(database: Database, settings: Settings): Promise<string | undefined> {
   const store = new ApiKeyStore(database, settings.keyPrefix);
@@ -220,6 +258,53 @@ function readyBanner(o: { origin: string; settings: Settings; devnet: boolean; d
   ]
     .filter((l) => l !== '')
     .map((l) => `${l}\n`)
+    .join('');
+}
+
+/** `launchpad doctor`: the deployment checks as a table (or JSON); exit 1 when one fails. */
+async function doctor(json: boolean) {
+  const settings = loadSettings();
+  if (Object.keys(settings.rpcUrls).length === 0)
+    throw new SettingsError('launchpad doctor needs RPC_URL_<chain_id> for the chains it checks');
+  const deps = {
+    chains: new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs),
+    deployments: Deployments.load(settings.manifestsDir),
+  };
+  const started = performance.now();
+  const { checks } = await checkDeployments(deps, CHAIN_IDS);
+  const failed = checks.filter((c) => !c.ok).length;
+  if (json) process.stdout.write(`${JSON.stringify({ ok: failed === 0, checks })}\n`);
+  else {
+    process.stdout.write(table(checks));
+    process.stdout.write(
+      `${checks.length - failed} of ${checks.length} checks hold${failed ? `; ${failed} failed` : ''} (${Math.round(performance.now() - started)} ms)\n`,
+    );
+  }
+  if (failed > 0) process.exitCode = 1;
+}
+
+/** The checks as an aligned text table; long values are shortened in the middle. */
+function table(checks: DeploymentCheck[]): string {
+  const cut = (v: string, n: number) => (v.length <= n ? v : `${v.slice(0, n - 12)}…${v.slice(-11)}`);
+  const rows = [
+    ['chain', 'check', 'expected', 'found', 'ok'],
+    ...checks.map((c) => [
+      String(c.chain_id),
+      c.check,
+      cut(c.expected, 44),
+      cut(c.found, 44),
+      c.ok ? 'ok' : 'FAIL',
+    ]),
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] as string).length))) ?? [];
+  return rows
+    .map(
+      (r) =>
+        `${r
+          .map((v, i) => v.padEnd(widths[i] as number))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
     .join('');
 }
 
@@ -359,6 +444,8 @@ async function main(argv: string[]) {
       return keys(values as KeyFlags, positionals);
     case 'demo':
       return demo(values as { 'base-url'?: string; key?: string });
+    case 'doctor':
+      return doctor(Boolean((values as { json?: boolean }).json));
     case 'devnet': {
       const settings = loadSettings();
       holdLock(settings.dataDir, 'devnet');
@@ -377,10 +464,12 @@ async function main(argv: string[]) {
       }
       holdLock(settings.dataDir, 'indexer');
       const database = await openDatabase(settings);
+      const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
+      const { deployments } = await provenDeployments(settings, chains, true);
       const indexer = startIndexer({
         database,
-        chains: new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs),
-        deployments: Deployments.load(settings.manifestsDir),
+        chains,
+        deployments,
         chainIds: [...CHAIN_IDS],
         pollMs: settings.indexerPollMs,
         marketRefreshMs: settings.marketRefreshMs,

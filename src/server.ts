@@ -43,6 +43,7 @@ import { Deployments } from './launchpad/deployments.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerPlannedRoutes } from './routes/planned.ts';
+import type { DeploymentCheck } from './operations/checkDeployment.ts';
 import type { Settings } from './settings.ts';
 import { type ApiKeyRecord, ApiKeyStore, hasScope } from './store/apiKeys.ts';
 import { IdempotencyStore } from './store/idempotency.ts';
@@ -58,6 +59,8 @@ export interface ServerDeps {
   saltMiner?: SaltMiner;
   /** Deployment manifests; default: loaded from settings.manifestsDir. */
   deployments?: Deployments;
+  /** The deployment checks run at start (production mode), reported by health and config. */
+  deploymentChecks?: readonly DeploymentCheck[];
   /** Extra routes registered with the gateway's hooks (tests use it for instrumented handlers). */
   extraRoutes?: (app: FastifyInstance) => void;
   /** pino logger options, or false for none (benchmarks). */
@@ -365,7 +368,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   const deployments = deps.deployments ?? Deployments.load(settings.manifestsDir);
-  const routeDeps = { settings, database, chains: deps.chains, clock, limiter, deployments };
+  const routeDeps = {
+    settings,
+    database,
+    chains: deps.chains,
+    clock,
+    limiter,
+    deployments,
+    deploymentChecks: deps.deploymentChecks,
+  };
   registerHealthRoutes(app, routeDeps);
   registerConfigRoutes(app, routeDeps);
   const pins = new LocalPinStore(settings.dataDir);

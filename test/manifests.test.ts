@@ -1,17 +1,64 @@
 // The committed production manifests parse in the one manifest format and agree with the contracts'
 // address rules.
+import { readdirSync, readFileSync } from 'node:fs';
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { loadManifests, parseManifest } from '../src/launchpad/manifest.ts';
+import { FROM_FACTORY, loadManifests, parseManifest } from '../src/launchpad/manifest.ts';
 
 const manifests = loadManifests('deployments');
 
 describe('production manifests', () => {
-  it('cover Base, Robinhood Chain and Arc', () => {
+  it('cover all four chains: Base, Robinhood Chain, Monad and Arc', () => {
     expect(manifests.map((m) => [m.chain_id, m.name])).toEqual([
       [5042, 'Arc'],
       [8453, 'Base'],
+      [143, 'Monad'],
       [4663, 'Robinhood Chain'],
     ]);
+  });
+
+  it('write every address checksummed (EIP-55) in the committed files', () => {
+    for (const file of readdirSync('deployments').filter((f) => f.endsWith('.json'))) {
+      const text = readFileSync(`deployments/${file}`, 'utf8');
+      const addresses = text.match(/0x[0-9a-fA-F]{40}/g) ?? [];
+      expect(addresses.length).toBeGreaterThan(5);
+      for (const a of addresses) expect(a, `${file}: ${a}`).toBe(getAddress(a));
+    }
+  });
+
+  it('list, for every current suite, the contracts its operations need, or leave them to the factory', () => {
+    const needed = [
+      'factory',
+      'hook',
+      'fee_escrow',
+      'announcement_registry',
+      'launch_buy_adapter',
+      'token_deployer',
+      'pool_manager',
+      'state_view',
+      'quoter',
+      'permit',
+    ];
+    for (const m of manifests) {
+      for (const suite of m.suites.filter((s) => s.status === 'current')) {
+        const c = suite.contracts as Record<string, string | undefined>;
+        for (const field of needed) expect(c[field], `${suite.id}.${field}`).toBeDefined();
+        // Swaps need a router: the suite's dedicated one, or the Universal Router.
+        expect(c.swap_router ?? c.universal_router, `${suite.id} router`).toBeDefined();
+        for (const [field, value] of Object.entries(c))
+          if (value === FROM_FACTORY)
+            expect(['hook', 'announcement_registry', 'launch_buy_adapter', 'token_deployer']).toContain(
+              field,
+            );
+      }
+    }
+    // Monad leaves to its factory what no public source gives, and invents nothing.
+    const monad = manifests.find((m) => m.chain_id === 143)?.suites.find((s) => s.status === 'current');
+    expect(monad?.contracts).toMatchObject({
+      announcement_registry: FROM_FACTORY,
+      launch_buy_adapter: FROM_FACTORY,
+      token_deployer: FROM_FACTORY,
+    });
   });
 
   it('have one current suite per chain whose hook carries the 0x2ACC permission bits', () => {

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Service health
-         * @description No API key and no units. 200 with status ok or degraded (a chain RPC is down); 503 temporarily_unavailable with the same report in `health` when the database or limiter is down.
+         * @description No API key and no units. 200 with status ok or degraded (a chain RPC is down, or a deployment check failed at start); 503 temporarily_unavailable with the same report in `health` when the database or limiter is down.
          */
         get: operations["health"];
         put?: never;
@@ -488,6 +488,18 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "ok" | "down";
                                 kind: string;
+                            };
+                            /** @description The deployment checks run at start in production mode (launchpad doctor) */
+                            deployment: {
+                                /** @enum {string} */
+                                status: "ok" | "failing" | "not_checked";
+                                failing: {
+                                    chain_id: number;
+                                    check: string;
+                                    expected: string;
+                                    found: string;
+                                    ok: boolean;
+                                }[];
                             };
                             chains: {
                                 chain_id: number;

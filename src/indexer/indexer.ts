@@ -13,6 +13,7 @@ import {
   getAddress,
   type Hex,
   hexToString,
+  isAddress,
   numberToHex,
   parseAbi,
   toEventSelector,
@@ -137,6 +138,8 @@ export class ChainIndexer {
       ...new Set(
         c
           .flatMap((x) => [x.factory, x.hook, x.announcement_registry, x.pool_manager, x.fee_escrow])
+          // A field the factory could not be asked for yet (from_factory) is not an address to follow.
+          .filter((a) => isAddress(a, { strict: false }))
           .map((a) => getAddress(a)),
       ),
     ];

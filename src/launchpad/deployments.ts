@@ -19,6 +19,18 @@ export class Deployments {
     return new Deployments(existsSync(dir) ? loadManifests(dir) : []);
   }
 
+  /** A copy with contract fields of suites filled in (the ones marked from_factory, read at start). */
+  withResolved(
+    resolved: { chainId: ChainId; suiteId: string; field: string; address: string }[],
+  ): Deployments {
+    const manifests = [...this.byChain.values()].map((m) => structuredClone(m));
+    for (const r of resolved) {
+      const suite = manifests.find((m) => m.chain_id === r.chainId)?.suites.find((s) => s.id === r.suiteId);
+      if (suite) (suite.contracts as Record<string, string>)[r.field] = r.address;
+    }
+    return new Deployments(manifests);
+  }
+
   get(chainId: ChainId): ChainManifest | undefined {
     return this.byChain.get(chainId);
   }

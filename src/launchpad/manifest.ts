@@ -10,20 +10,31 @@ import { ADDRESS_PATTERN, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from './chains.ts';
 
 const Address = Type.String({ pattern: ADDRESS_PATTERN });
+/** A field whose address is not published: the gateway reads it from the suite factory's view at start. */
+export const FROM_FACTORY = 'from_factory';
+const Resolvable = (description: string) =>
+  Type.Union([Address, Type.Literal(FROM_FACTORY)], { description: `${description}; or "${FROM_FACTORY}"` });
+/** The factory view of each field that may be read from the factory. */
+export const FACTORY_VIEWS = {
+  hook: 'hook',
+  announcement_registry: 'announcementRegistry',
+  launch_buy_adapter: 'launchBuyAdapter',
+  token_deployer: 'tokenDeployer',
+} as const;
 
 const Contracts = Type.Object(
   {
     factory: Address,
-    hook: Address,
+    hook: Resolvable('the v4 hook'),
     fee_escrow: Address,
-    announcement_registry: Address,
+    announcement_registry: Resolvable('the announcement registry'),
     pool_manager: Address,
     state_view: Address,
     quoter: Address,
     vesting_vault: Type.Optional(Address),
-    launch_buy_adapter: Type.Optional(Address),
+    launch_buy_adapter: Type.Optional(Resolvable('the launch-buy adapter')),
     /** ERC-20 chains: the CREATE2 deployer of launch tokens; B20 chains: the validator. */
-    token_deployer: Type.Optional(Address),
+    token_deployer: Type.Optional(Resolvable('the token deployer (B20 chains: the validator)')),
     universal_router: Type.Optional(Address),
     /** The suite's dedicated swap router (5042); encoded as a Universal Router (REFERENCE §7 #7). */
     swap_router: Type.Optional(Address),
@@ -105,7 +116,8 @@ export function parseManifest(json: unknown, source = 'manifest'): ChainManifest
   if (ids.size !== manifest.suites.length) throw new Error(`${source}: duplicate suite ids`);
   for (const suite of manifest.suites) {
     const contracts = suite.contracts as Record<string, string>;
-    for (const key of Object.keys(contracts)) contracts[key] = getAddress(contracts[key] as string);
+    for (const [key, value] of Object.entries(contracts))
+      if (value !== FROM_FACTORY) contracts[key] = getAddress(value);
   }
   for (const quote of manifest.quotes) {
     if (!ids.has(quote.suite_id))

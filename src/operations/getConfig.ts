@@ -3,6 +3,7 @@
 import type { ChainClients } from '../chain/clients.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import type { DeploymentCheck } from './checkDeployment.ts';
 import { type ConfigQuery as LiveQuery, liveConfiguration, staticChain } from '../launchpad/liveConfig.ts';
 
 export const CONFIG_SECTIONS = ['chains', 'suites', 'quotes'] as const;
@@ -11,6 +12,8 @@ export type ConfigSection = (typeof CONFIG_SECTIONS)[number];
 export interface ConfigDeps {
   chains: ChainClients;
   deployments: Deployments;
+  /** The deployment checks run at start (production mode); a failing one is a warning of its chain. */
+  deploymentChecks?: readonly DeploymentCheck[];
 }
 
 /** The query of GET /v1/config (defaults applied). */
@@ -19,10 +22,13 @@ export type GetConfigInput = Omit<LiveQuery, 'sections'> & { include: string };
 /** The configuration of one chain: static chain facts, and its suites and quotes read live when asked. */
 export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
   const sections = new Set(q.include.split(',') as ConfigSection[]);
+  const failing = (deps.deploymentChecks ?? [])
+    .filter((c) => c.chain_id === q.chain_id && !c.ok)
+    .map((c) => `deployment check failed: ${c.check}: expected ${c.expected}, found ${c.found}`);
   const supported_chain_ids = [...CHAIN_IDS];
   if (!sections.has('suites') && !sections.has('quotes')) {
     const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
-    return { config: { chain, supported_chain_ids }, warnings: [] as string[] };
+    return { config: { chain, supported_chain_ids }, warnings: failing };
   }
   const live = await liveConfiguration(deps.chains, deps.deployments, { ...q, sections });
   return {
@@ -33,6 +39,6 @@ export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
       ...(sections.has('quotes') ? { quotes: live.quotes } : {}),
       as_of_block: live.as_of_block,
     },
-    warnings: live.warnings,
+    warnings: [...live.warnings, ...failing],
   };
 }

@@ -1,7 +1,7 @@
 // prepareAnnouncement: a post to the suite's announcement registry by the token's current creator, with a
 // fresh random announcement id.
 import { randomBytes } from 'node:crypto';
-import { type Abi, type Address, encodeFunctionData, getAddress, type Hex, toHex } from 'viem';
+import { type Abi, type Address, isAddress, encodeFunctionData, getAddress, type Hex, toHex } from 'viem';
 import { AnnouncementRegistryAbi } from '../../contracts/artifacts/index.ts';
 import { withSnapshot } from '../chain/snapshot.ts';
 import { ApiError } from '../errors.ts';
@@ -27,6 +27,12 @@ export async function prepareAnnouncement(deps: TokenWriteDeps, input: PrepareAn
     const rights = await tokenRights(snapshot, deps.deployments, chainId, token);
     requireCreator(rights, actor);
     const registry = rights.suite.contracts.announcement_registry as Address;
+    if (!isAddress(registry))
+      throw new ApiError(
+        'temporarily_unavailable',
+        `The announcement registry of suite ${rights.suite.id} could not be read from its factory at start`,
+        { chain_id: chainId },
+      );
     const [used] = await snapshot.readAll([
       {
         address: registry,

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
 import type { Limiter } from '../http/limits/limits.ts';
+import type { DeploymentCheck } from '../operations/checkDeployment.ts';
 import type { Database } from '../store/db.ts';
 import { VERSION } from '../version.ts';
 import { routeBase } from './catalog.ts';
@@ -19,6 +20,21 @@ const HealthData = Type.Object({
   version: Type.String(),
   database: Component,
   limiter: Component,
+  deployment: Type.Object(
+    {
+      status: StringEnum(['ok', 'failing', 'not_checked']),
+      failing: Type.Array(
+        Type.Object({
+          chain_id: Type.Integer(),
+          check: Type.String(),
+          expected: Type.String(),
+          found: Type.String(),
+          ok: Type.Boolean(),
+        }),
+      ),
+    },
+    { description: 'The deployment checks run at start in production mode (launchpad doctor)' },
+  ),
   chains: Type.Array(
     Type.Object({
       chain_id: Type.Integer(),
@@ -32,14 +48,30 @@ const HealthData = Type.Object({
 
 export function registerHealthRoutes(
   app: FastifyInstance,
-  deps: { database: Database; chains: ChainClients; clock: Clock; limiter: Limiter },
+  deps: {
+    database: Database;
+    chains: ChainClients;
+    clock: Clock;
+    limiter: Limiter;
+    deploymentChecks?: readonly DeploymentCheck[];
+  },
 ) {
+  const failing = (deps.deploymentChecks ?? []).filter((c) => !c.ok);
+  const deployment = {
+    status: deps.deploymentChecks
+      ? failing.length > 0
+        ? ('failing' as const)
+        : ('ok' as const)
+      : ('not_checked' as const),
+    failing,
+  };
   app.route({
     ...routeBase('health'),
     schema: {
       ...routeBase('health').schema,
       description:
-        'No API key and no units. 200 with status ok or degraded (a chain RPC is down); 503 ' +
+        'No API key and no units. 200 with status ok or degraded (a chain RPC is down, or a deployment ' +
+        'check failed at start); 503 ' +
         'temporarily_unavailable with the same report in `health` when the database or limiter is down.',
       response: { 200: Envelope(HealthData) },
     },
@@ -61,7 +93,7 @@ export function registerHealthRoutes(
           return { status: 'down' as const, kind: deps.limiter.backend.kind };
         },
       );
-      const chainDown = chains.some((c) => c.rpc === 'down');
+      const chainDown = chains.some((c) => c.rpc === 'down') || failing.length > 0;
       const report = {
         status:
           database === 'down' || limiter.status === 'down'
@@ -72,6 +104,7 @@ export function registerHealthRoutes(
         version: VERSION,
         database: { status: database, kind: deps.database.kind },
         limiter,
+        deployment,
         chains,
       };
       if (report.status === 'down') {
