@@ -201,8 +201,10 @@ describe('launchpad start', () => {
         RPC_URL_8453: slow.url,
         RPC_TIMEOUT_MS: '10000',
       });
+      // (Production mode checked the deployment against the RPC before it was ready.)
+      const before = slow.requests;
       const inflight = call(gw, '/v1/health');
-      await expect.poll(() => slow.requests).toBeGreaterThan(0); // the request is waiting on the RPC
+      await expect.poll(() => slow.requests).toBeGreaterThan(before); // the request is waiting on the RPC
       gw.child.kill('SIGTERM');
       const exited = once(gw.child, 'exit');
       // New connections are refused while the in-flight request is still being served.
