@@ -4285,6 +4285,10 @@ export interface operations {
                                 extra_metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                                raw_hex?: {
+                                    [key: string]: string;
+                                };
                             };
                             launch: {
                                 creator_address: string;
@@ -4616,6 +4620,10 @@ export interface operations {
                                 telegram: string | null;
                                 /** @description Detail only */
                                 extra_metadata?: {
+                                    [key: string]: string;
+                                };
+                                /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                                raw_hex?: {
                                     [key: string]: string;
                                 };
                             };
@@ -4953,6 +4961,10 @@ export interface operations {
                                 extra_metadata?: {
                                     [key: string]: string;
                                 };
+                                /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                                raw_hex?: {
+                                    [key: string]: string;
+                                };
                             };
                             launch: {
                                 creator_address: string;
@@ -5285,6 +5297,10 @@ export interface operations {
                                 telegram: string | null;
                                 /** @description Detail only */
                                 extra_metadata?: {
+                                    [key: string]: string;
+                                };
+                                /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                                raw_hex?: {
                                     [key: string]: string;
                                 };
                             };
@@ -5882,6 +5898,10 @@ export interface operations {
                             log_index: number;
                             /** Format: date-time */
                             posted_at: string;
+                            /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                            raw_hex?: {
+                                [key: string]: string;
+                            };
                         }[];
                         pagination: {
                             next_cursor: string | null;

@@ -75,6 +75,12 @@ export const TokenRecord = Type.Object({
     x: Nullable(Str()),
     telegram: Nullable(Str()),
     extra_metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Detail only' })),
+    raw_hex: Type.Optional(
+      Type.Record(Type.String(), Type.String({ pattern: '^0x([0-9a-f]{2})*$' }), {
+        description:
+          'Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex',
+      }),
+    ),
   }),
   launch: Type.Object({
     creator_address: Address,
@@ -123,6 +129,12 @@ const Announcement = Type.Object({
   transaction_hash: Hash,
   log_index: Type.Integer(),
   posted_at: Time,
+  raw_hex: Type.Optional(
+    Type.Record(Type.String(), Type.String({ pattern: '^0x([0-9a-f]{2})*$' }), {
+      description:
+        'Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex',
+    }),
+  ),
 });
 
 const Holder = Type.Object({

@@ -6,13 +6,13 @@
 // are deleted and that range is indexed again.
 import {
   type Abi,
+  type AbiEvent,
   type Address,
   decodeEventLog,
   decodeFunctionResult,
   encodeFunctionData,
   getAddress,
   type Hex,
-  hexToString,
   isAddress,
   numberToHex,
   parseAbi,
@@ -27,6 +27,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import type { Database, Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
+import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchWords } from './words.ts';
 
 const SWAP_ABI = parseAbi([
@@ -66,11 +67,27 @@ const RIGHTS_VIEW = (A.LaunchFactoryAbi as Abi).filter(
 );
 /** eth_calls made at each launch's block: name, symbol, contractURI, creatorRights. */
 const READS_PER_LAUNCH = 4;
+// The token's string views, decoded as the bytes they are (see chainText.ts).
 const TOKEN_VIEWS = parseAbi([
-  'function name() view returns (string)',
-  'function symbol() view returns (string)',
-  'function contractURI() view returns (string)',
+  'function name() view returns (bytes)',
+  'function symbol() view returns (bytes)',
+  'function contractURI() view returns (bytes)',
 ]);
+
+/** A view's answer as safe text; an answer that does not decode is empty text with its raw bytes kept. */
+function viewText(fn: 'name' | 'symbol' | 'contractURI', data: Hex | undefined): ChainText {
+  try {
+    return chainText(decodeFunctionResult({ abi: TOKEN_VIEWS, functionName: fn, data: data ?? '0x' }) as Hex);
+  } catch {
+    return { text: '', raw: data ?? '0x' };
+  }
+}
+
+/** The raw bytes of the fields whose text is not exactly them, as JSON; null when there are none. */
+function rawHexOf(fields: Record<string, Hex | null>): string | null {
+  const lossy = Object.entries(fields).filter(([, v]) => v !== null);
+  return lossy.length > 0 ? JSON.stringify(Object.fromEntries(lossy)) : null;
+}
 
 /** Blocks per eth_getLogs request. */
 const RANGE = 2_000;
@@ -255,6 +272,7 @@ export class ChainIndexer {
         'fee_credits',
         'announcements',
         'fee_events',
+        'skipped_logs',
       ] as const)
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
       await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
@@ -300,13 +318,17 @@ export class ChainIndexer {
     for (const token of tokens) {
       const rows = await trx
         .selectFrom('token_updates')
-        .select(['field', 'value'])
+        .select(['field', 'value', 'raw_hex'])
         .where('chain_id', '=', this.chainId)
         .where('token', '=', token)
         .where('field', 'in', [...FIELDS])
         .orderBy('block_number')
         .orderBy('log_index')
         .execute();
+      const raw = Object.fromEntries(rows.map((r) => [r.field, r.raw_hex ?? null])) as Record<
+        string,
+        Hex | null
+      >;
       const latest = Object.fromEntries(rows.map((r) => [r.field, r.value])) as Record<
         (typeof FIELDS)[number],
         string | undefined
@@ -326,6 +348,11 @@ export class ChainIndexer {
           metadata_uri: latest.metadata_uri ?? '',
           current_creator: latest.current_creator ?? '',
           fee_recipient: latest.fee_recipient ?? '',
+          raw_hex: rawHexOf({
+            name: raw.name ?? null,
+            symbol: raw.symbol ?? null,
+            metadata_uri: raw.metadata_uri ?? null,
+          }),
         })
         .where('chain_id', '=', this.chainId)
         .where('address', '=', token)
@@ -340,14 +367,32 @@ export class ChainIndexer {
   }
 
   private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Log[]): Promise<void> {
-    const decoded = logs.map((log) => ({
-      log,
-      event: decodeEventLog({ abi: EVENTS, data: log.data, topics: log.topics }),
-    }));
-    const tokenEvents = tokenLogs.map((log) => ({
-      log,
-      event: decodeEventLog({ abi: TOKEN_EVENTS, data: log.data, topics: log.topics }),
-    }));
+    // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
+    const skipped: Insertable<Tables['skipped_logs']>[] = [];
+    const decode = (abi: Abi, list: Log[]) =>
+      list.flatMap((log) => {
+        try {
+          const event = decodeEventLog({ abi, data: log.data, topics: log.topics });
+          const name = String(event.eventName);
+          const item = abi.find((x) => x.type === 'event' && x.name === name) as AbiEvent;
+          const strings = item.inputs.some((i) => i.type === 'string')
+            ? eventStrings(abi, name, log.data)
+            : {};
+          return [{ log, event, strings }];
+        } catch (err) {
+          skipped.push({
+            chain_id: this.chainId,
+            tx_hash: log.transactionHash,
+            log_index: Number(BigInt(log.logIndex)),
+            block_number: Number(BigInt(log.blockNumber)),
+            address: getAddress(log.address),
+            reason: String((err as Error).message).slice(0, 500),
+          });
+          return [];
+        }
+      });
+    const decoded = decode(EVENTS, logs);
+    const tokenEvents = decode(TOKEN_EVENTS, tokenLogs);
     const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
@@ -409,21 +454,21 @@ export class ChainIndexer {
     });
     // Changes to token fields after launch, in log order.
     const updates = [
-      ...tokenEvents.flatMap(({ log, event }) => {
-        const a = event.args as unknown as { name?: string; symbol?: string; key?: string; value?: string };
+      ...tokenEvents.flatMap(({ log, event, strings }) => {
         const at = { ...position(log), token: getAddress(log.address) };
-        if (event.eventName === 'NameUpdated') return [{ ...at, field: 'name', value: a.name ?? '' }];
-        if (event.eventName === 'SymbolUpdated') return [{ ...at, field: 'symbol', value: a.symbol ?? '' }];
-        if (event.eventName === 'ExtraMetadataUpdated')
-          return [{ ...at, field: `extra:${a.key ?? ''}`.slice(0, 300), value: a.value ?? '' }];
-        if (event.eventName === 'ContractURIUpdated') {
-          const uri = decodeFunctionResult({
-            abi: TOKEN_VIEWS,
-            functionName: 'contractURI',
-            data: uris[uriUpdates.findIndex((u) => u.log === log)] as Hex,
-          });
-          return [{ ...at, field: 'metadata_uri', value: uri }];
+        const row = (field: string, t: ChainText) => [{ ...at, field, value: t.text, raw_hex: t.raw }];
+        const none = { text: '', raw: null };
+        if (event.eventName === 'NameUpdated') return row('name', strings.name ?? none);
+        if (event.eventName === 'SymbolUpdated') return row('symbol', strings.symbol ?? none);
+        if (event.eventName === 'ExtraMetadataUpdated') {
+          const key = strings.key ?? none;
+          return row(`extra:${key.text}`.slice(0, 300), strings.value ?? none);
         }
+        if (event.eventName === 'ContractURIUpdated')
+          return row(
+            'metadata_uri',
+            viewText('contractURI', uris[uriUpdates.findIndex((u) => u.log === log)]),
+          );
         return [];
       }),
       ...decoded.flatMap(({ log, event }) => {
@@ -435,14 +480,20 @@ export class ChainIndexer {
           newRecipient?: Address;
         };
         const at = { ...position(log), token: getAddress(a.token ?? zeroAddress) };
+        const row = (field: string, value: Address) => ({
+          ...at,
+          field,
+          value: getAddress(value),
+          raw_hex: null,
+        });
         if (event.eventName === 'CreatorRightsTransferred')
-          return [{ ...at, field: 'current_creator', value: getAddress(a.newCreator as Address) }];
+          return [row('current_creator', a.newCreator as Address)];
         if (event.eventName === 'CreatorFeeRecipientUpdated')
-          return [{ ...at, field: 'fee_recipient', value: getAddress(a.newRecipient as Address) }];
+          return [row('fee_recipient', a.newRecipient as Address)];
         if (event.eventName === 'CreatorRightsReassigned')
           return [
-            { ...at, field: 'current_creator', value: getAddress(a.creator as Address) },
-            { ...at, field: 'fee_recipient', value: getAddress(a.feeRecipient as Address) },
+            row('current_creator', a.creator as Address),
+            row('fee_recipient', a.feeRecipient as Address),
           ];
         return [];
       }),
@@ -460,12 +511,9 @@ export class ChainIndexer {
         };
         const suite = this.suites.find((s) => getAddress(s.contracts.factory) === getAddress(log.address));
         const quote = this.deployments.quote(this.chainId, suite?.id ?? '', a.quoteToken);
-        const view = (j: number, fn: 'name' | 'symbol' | 'contractURI') =>
-          decodeFunctionResult({
-            abi: TOKEN_VIEWS,
-            functionName: fn,
-            data: views[i * READS_PER_LAUNCH + j] as Hex,
-          }) as string;
+        const [name, symbol, uri] = (['name', 'symbol', 'contractURI'] as const).map((fn, j) =>
+          viewText(fn, views[i * READS_PER_LAUNCH + j]),
+        ) as [ChainText, ChainText, ChainText];
         const rights = decodeFunctionResult({
           abi: RIGHTS_VIEW,
           functionName: 'creatorRights',
@@ -484,9 +532,10 @@ export class ChainIndexer {
             pool_id: a.poolId,
             hook: getAddress(suite?.contracts.hook ?? zeroAddress),
             tick_spacing: Number(a.tickSpacing),
-            name: view(0, 'name'),
-            symbol: view(1, 'symbol'),
-            metadata_uri: view(2, 'contractURI'),
+            name: name.text,
+            symbol: symbol.text,
+            metadata_uri: uri.text,
+            raw_hex: rawHexOf({ name: name.raw, symbol: symbol.raw, metadata_uri: uri.raw }),
             block_number: Number(BigInt(log.blockNumber)),
             log_index: Number(BigInt(log.logIndex)),
             tx_hash: log.transactionHash,
@@ -501,14 +550,14 @@ export class ChainIndexer {
         await trx
           .insertInto('token_updates')
           .values([
-            { ...launched, field: 'name', value: view(0, 'name') },
-            { ...launched, field: 'symbol', value: view(1, 'symbol') },
-            { ...launched, field: 'metadata_uri', value: view(2, 'contractURI') },
-            { ...launched, field: 'current_creator', value: getAddress(a.originalCreator) },
-            { ...launched, field: 'fee_recipient', value: feeRecipient },
+            { ...launched, field: 'name', value: name.text, raw_hex: name.raw },
+            { ...launched, field: 'symbol', value: symbol.text, raw_hex: symbol.raw },
+            { ...launched, field: 'metadata_uri', value: uri.text, raw_hex: uri.raw },
+            { ...launched, field: 'current_creator', value: getAddress(a.originalCreator), raw_hex: null },
+            { ...launched, field: 'fee_recipient', value: feeRecipient, raw_hex: null },
           ])
           .execute();
-        await this.writeWords(trx, getAddress(a.token), view(0, 'name'), view(1, 'symbol'), log.blockNumber);
+        await this.writeWords(trx, getAddress(a.token), name.text, symbol.text, log.blockNumber);
       }
       // Pools of launch tokens (known before this range, or launched in it).
       const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);
@@ -581,7 +630,7 @@ export class ChainIndexer {
             creditRows.push({
               ...position(c.log),
               swap_log_index: swapIndex,
-              component: hexToString(a.componentId).replace(/\0+$/, ''),
+              component: chainText32(a.componentId).text.slice(0, 32),
               recipient: getAddress(a.recipient),
               currency: getAddress(a.currency),
               amount: a.amount.toString(),
@@ -615,7 +664,7 @@ export class ChainIndexer {
             fee_raw: fee.toString(),
             fee_currency: token.quote_address,
             referrer: t && t.referrer !== zeroAddress ? getAddress(t.referrer) : null,
-            comment: t ? Buffer.from(t.comment.slice(2), 'hex').toString('utf8').replace(/\0+$/, '') : '',
+            comment: t ? chainText32(t.comment).text : '',
             sqrt_price_x96: s.sqrtPriceX96.toString(),
           },
         ];
@@ -627,21 +676,23 @@ export class ChainIndexer {
         'announcements',
         decoded
           .filter((d) => d.event.eventName === 'AnnouncementPosted')
-          .map(({ log, event }) => {
+          .map(({ log, event, strings }) => {
             const a = event.args as unknown as {
               token: Address;
               creator: Address;
               announcementId: Hex;
-              description: string;
-              announcementURI: string;
             };
             return {
               ...position(log),
               token: getAddress(a.token),
               announcement_id: a.announcementId,
               creator: getAddress(a.creator),
-              description: a.description,
-              uri: a.announcementURI,
+              description: strings.description?.text ?? '',
+              uri: strings.announcementURI?.text ?? '',
+              raw_hex: rawHexOf({
+                description: strings.description?.raw ?? null,
+                uri: strings.announcementURI?.raw ?? null,
+              }),
               posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
             };
           }),
@@ -678,6 +729,7 @@ export class ChainIndexer {
       }));
       await insertRows(trx, 'token_holders', holderRows, { ignoreDuplicates: true });
       await insertRows(trx, 'token_updates', updates);
+      await insertRows(trx, 'skipped_logs', skipped, { ignoreDuplicates: true });
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
       const hashes = new Map<number, string>([
         [to, toHash],
@@ -706,7 +758,14 @@ export class ChainIndexer {
 
 /** Inserts rows in statements of 500 (well inside both databases' parameter limits). */
 async function insertRows<
-  T extends 'trades' | 'fee_credits' | 'announcements' | 'fee_events' | 'token_holders' | 'token_updates',
+  T extends
+    | 'trades'
+    | 'fee_credits'
+    | 'announcements'
+    | 'fee_events'
+    | 'token_holders'
+    | 'token_updates'
+    | 'skipped_logs',
 >(
   trx: Transaction<Tables>,
   table: T,

@@ -110,6 +110,8 @@ function tokenRecord(
       website: text('website'),
       x: text('x'),
       telegram: text('telegram'),
+      // The chain's raw bytes of fields whose text had to be made safe (NUL, invalid UTF-8).
+      ...(t.raw_hex ? { raw_hex: JSON.parse(t.raw_hex) as Record<string, string> } : {}),
     },
     launch: {
       creator_address: t.creator,
@@ -468,6 +470,7 @@ export async function listAnnouncements(deps: TokenReadDeps, input: TokenRowsInp
     transaction_hash: a.tx_hash,
     log_index: a.log_index,
     posted_at: iso(a.posted_at),
+    ...(a.raw_hex ? { raw_hex: JSON.parse(a.raw_hex) as Record<string, string> } : {}),
   }));
   return { items, next, indexedThrough: through };
 }

@@ -69,6 +69,8 @@ export interface TokensTable {
   /** '' for tokens indexed before fee recipients were (until their next change). */
   fee_recipient: string;
   launch_supply: string;
+  /** Raw bytes of name, symbol and metadata_uri as JSON {field: hex}, when their text is not exactly them. */
+  raw_hex: string | null;
 }
 export interface TradesTable {
   chain_id: number;
@@ -101,6 +103,8 @@ export interface AnnouncementsTable {
   description: string;
   uri: string;
   posted_at: number | string | bigint;
+  /** The raw bytes of description and uri as JSON {field: hex}, when their text is not exactly them. */
+  raw_hex: string | null;
 }
 
 export interface FeeEventsTable {
@@ -137,6 +141,17 @@ export interface TokenUpdatesTable {
   token: string;
   field: string;
   value: string;
+  /** The raw bytes as hex when `value` is not exactly them (src/indexer/chainText.ts). */
+  raw_hex: string | null;
+}
+/** Logs that did not decode: recorded once and skipped. */
+export interface SkippedLogsTable {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number | string | bigint;
+  address: string;
+  reason: string;
 }
 export interface FeeCreditsTable {
   chain_id: number;
@@ -186,6 +201,7 @@ export interface Tables {
   token_words: TokenWordsTable;
   token_holders: TokenHoldersTable;
   token_updates: TokenUpdatesTable;
+  skipped_logs: SkippedLogsTable;
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;

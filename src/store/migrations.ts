@@ -316,6 +316,24 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0008_chain_text': {
+    async up(db: AnyDb) {
+      // Raw bytes of text the chain gave when its stored text is not exactly them (src/indexer/chainText.ts).
+      for (const table of ['tokens', 'token_updates', 'announcements'])
+        await db.schema.alterTable(table).addColumn('raw_hex', 'text').execute();
+      // Logs that did not decode: recorded once and skipped, so a poison log never stops a chain's index.
+      await db.schema
+        .createTable('skipped_logs')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('skipped_logs_pk', ['chain_id', 'tx_hash', 'log_index'])
+        .execute();
+    },
+  },
 });
 
 /**
