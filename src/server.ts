@@ -23,8 +23,8 @@ import { limitsFor } from './http/limits/plans.ts';
 import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError } from './errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
-import { compileValidator, rejectDuplicateQuery, validationProblem } from './http/validation.ts';
-import type { RouteConfig } from './routes/catalog.ts';
+import { compileValidator, checkInput, validationProblem } from './http/validation.ts';
+import { ROUTES, type RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';
 import { registerLaunchRoutes } from './routes/launches.ts';
@@ -112,6 +112,53 @@ function toApiError(err: unknown, request: FastifyRequest): ApiError {
   return new ApiError('internal_error', 'An unexpected error occurred');
 }
 
+/**
+ * Transport the gateway does not speak, refused before the body is read: a body encoding other than
+ * identity (it would be parsed as if it were plain JSON), or a JSON charset other than UTF-8 (RFC 8259).
+ */
+function unsupportedTransport(headers: FastifyRequest['headers']): ApiError | undefined {
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && String(encoding).trim().toLowerCase() !== 'identity')
+    return new ApiError(
+      'invalid_request',
+      `Content-Encoding ${String(encoding)} is not supported; send the body as is`,
+    );
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers['content-type'] ?? '')?.[1];
+  if (charset && !/^utf-?8$/i.test(charset))
+    return new ApiError('invalid_request', `charset ${charset} is not supported; JSON is UTF-8`);
+  return undefined;
+}
+
+/** The catalog's methods for a concrete path (e.g. GET for /v1/tokens/8453/0x…), for Allow. */
+function methodsAt(url: string): string[] {
+  const path = url.split('?')[0]?.replace(/\/+$/, '') ?? '';
+  return [
+    ...new Set(
+      Object.values(ROUTES)
+        .filter((r) => new RegExp(`^/v1${r.url.replace(/:[a-z_]+/g, '[^/]+')}$`).test(path))
+        .map((r) => r.method),
+    ),
+  ];
+}
+
+/** A protocol error Node's parser met before any request existed: answered as problem+json, then closed. */
+function clientError(docsUrl: string) {
+  return (err: Error & { code?: string }, socket: import('node:net').Socket) => {
+    if (!socket.writable) return;
+    const id = requestId(undefined);
+    const detail =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request headers are too large'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request took too long to arrive'
+          : 'The request is not valid HTTP';
+    const body = JSON.stringify(problemBody(new ApiError('invalid_request', detail), id, docsUrl));
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  };
+}
+
 /** One log line per request, when its response is done (fastify writes two: incoming and completed). */
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
@@ -157,6 +204,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     rewriteUrl: rewriteLegacyUrl,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: clientError(settings.docsUrl),
     // Framework-level failures (bad URL, bad content type) become problems too.
     frameworkErrors: (err, request, reply) => sendProblem(request, reply, toApiError(err, request)),
   });
@@ -188,17 +236,25 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.decorateRequest('idempotencyKey', undefined);
   app.decorateRequest('idempotency', null);
   app.setErrorHandler((err, request, reply) => sendProblem(request, reply, toApiError(err, request)));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+  app.setNotFoundHandler((request, reply) => {
+    // A known path with another method: the spec's not_found, with Allow naming the methods it has.
+    const allowed = methodsAt(request.url);
+    if (allowed.length > 0) reply.header('allow', [...allowed, 'OPTIONS'].join(', '));
+    return sendProblem(
       request,
       reply,
-      new ApiError('not_found', `No operation at ${request.method} ${request.url}`),
-    ),
-  );
+      new ApiError(
+        'not_found',
+        allowed.length > 0
+          ? `${request.method} is not an operation of this path; it allows ${allowed.join(', ')}`
+          : `No operation at ${request.method} ${request.url}`,
+      ),
+    );
+  });
 
   const checkQuery: preValidationHookHandler = (request, _reply, done) => {
     try {
-      rejectDuplicateQuery(request.query);
+      checkInput(request.body, request.query);
       done();
     } catch (err) {
       done(err as Error);
@@ -209,6 +265,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // callback-style: on the hot path they finish synchronously, which is measurably cheaper than async ones.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    const transport = unsupportedTransport(request.headers);
+    if (transport) {
+      done(transport);
+      return;
+    }
     const origin = request.headers.origin;
     if (origin) {
       reply.header('access-control-allow-origin', origin);

@@ -975,11 +975,17 @@ export interface operations {
                 "application/json": {
                     /** @enum {integer} */
                     chain_id: 8453 | 4663 | 143 | 5042;
-                    /** @description A non-zero address: the wallet that sends the launch. */
+                    /**
+                     * Format: lp-address
+                     * @description A non-zero address: the wallet that sends the launch.
+                     */
                     creator: string;
                     /** @enum {string} */
                     market: "standard" | "rwa";
-                    /** @description An active quote of GET /config; the zero address is native. */
+                    /**
+                     * Format: lp-address
+                     * @description An active quote of GET /config; the zero address is native.
+                     */
                     quote_address: string;
                     /**
                      * @default non-tax
@@ -995,10 +1001,17 @@ export interface operations {
                         burn_allocation_share: string;
                         dividend_allocation_share: string;
                         integrator_allocation_share: string;
+                        /** @description Unsigned integer as a base-10 string, below 2^256 */
                         minimum_dividend_holding_raw: string;
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         creator_fee_recipient: string;
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         integrator_fee_recipient?: string;
                         anti_snipe_enabled: boolean;
                     };
@@ -1356,16 +1369,25 @@ export interface operations {
                 "application/json": {
                     /** @enum {integer} */
                     chain_id: 8453 | 4663 | 143 | 5042;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     wallet: string;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     token_address: string;
                     /** @enum {string} */
                     side: "buy" | "sell";
-                    /** @description Unsigned integer as a base-10 string */
+                    /** @description Unsigned integer as a base-10 string, below 2^128 */
                     amount_in_raw: string;
                     slippage_bps: number;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     referrer?: string;
                     /** @description At most 32 bytes of UTF-8. */
                     comment?: string;
@@ -1713,7 +1735,10 @@ export interface operations {
             content: {
                 "application/json": {
                     quote_id: string;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     wallet: string;
                     permit_signature?: string;
                     /** @deprecated */
@@ -2049,18 +2074,33 @@ export interface operations {
                 "application/json": {
                     /** @enum {integer} */
                     chain_id: 8453 | 4663 | 143 | 5042;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     caller: string;
                     claims: {
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         recipient: string;
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         fee_escrow: string;
-                        /** @description The zero address is the native currency. */
+                        /**
+                         * Format: lp-address
+                         * @description The zero address is the native currency.
+                         */
                         currency: string;
                         /** @enum {string} */
                         mode: "to_recipient" | "redirect";
-                        /** @description Only with mode=redirect; defaults to the caller. */
+                        /**
+                         * Format: lp-address
+                         * @description Only with mode=redirect; defaults to the caller.
+                         */
                         destination?: string;
                     }[];
                 };
@@ -2389,14 +2429,26 @@ export interface operations {
                 "application/json": {
                     /** @enum {integer} */
                     chain_id: 8453 | 4663 | 143 | 5042;
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     caller: string;
                     claims: {
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         beneficiary: string;
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         token_address: string;
-                        /** @description EVM address, any case */
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
                         vault: string;
                     }[];
                 };
@@ -2719,7 +2771,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -2727,7 +2779,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     actor: string;
                     name?: string;
                     symbol?: string;
@@ -3055,7 +3110,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -3063,7 +3118,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     actor: string;
                     document: {
                         description?: string;
@@ -3396,7 +3454,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -3404,7 +3462,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     actor: string;
                     /** @enum {string} */
                     operation: "update_name" | "update_symbol" | "update_extra_metadata" | "update_profile";
@@ -3654,7 +3715,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -3662,7 +3723,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EVM address, any case */
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
                     actor: string;
                     description: string;
                     uri?: string;
@@ -4921,7 +4985,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 address: string;
             };
             cookie?: never;
@@ -5259,7 +5323,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -5595,7 +5659,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -5867,7 +5931,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -6123,7 +6187,7 @@ export interface operations {
             header?: never;
             path: {
                 chain_id: 8453 | 4663 | 143 | 5042;
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 token_address: string;
             };
             cookie?: never;
@@ -6376,7 +6440,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 address: string;
             };
             cookie?: never;
@@ -6628,7 +6692,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 address: string;
             };
             cookie?: never;
@@ -6876,7 +6940,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description EVM address, any case */
+                /** @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum */
                 address: string;
             };
             cookie?: never;

@@ -23,6 +23,10 @@ export function readIdempotencyKey(config: RouteConfig, request: FastifyRequest)
   const need = mode(config, request.body);
   if (!need) return undefined;
   const raw = request.headers['idempotency-key'];
+  // Node joins a repeated header into "a, b": which key was meant is unknowable, so refuse it.
+  const sent = request.raw.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'idempotency-key');
+  if (sent.length > 1)
+    throw new ApiError('invalid_idempotency_key', 'Idempotency-Key was sent more than once; send one');
   if (raw === undefined) {
     if (need === 'required') {
       throw new ApiError('missing_idempotency_key', 'This operation needs an Idempotency-Key header');

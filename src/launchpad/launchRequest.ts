@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { zeroAddress } from 'viem';
 import { ApiError } from '../errors.ts';
-import { Address, ChainIdSchema, StringEnum } from '../http/validation.ts';
+import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
 
 const PERCENT = Type.String({ pattern: '^(0|[1-9][0-9]{0,7}|100000000)$', maxLength: 9 });
 
@@ -16,7 +16,7 @@ export const TaxRequest = Type.Object(
     burn_allocation_share: PERCENT,
     dividend_allocation_share: PERCENT,
     integrator_allocation_share: PERCENT,
-    minimum_dividend_holding_raw: Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78 }),
+    minimum_dividend_holding_raw: Uint(),
     creator_fee_recipient: Address(),
     integrator_fee_recipient: Type.Optional(Address()),
     anti_snipe_enabled: Type.Boolean(),

@@ -13,7 +13,7 @@ export const SwapQuoteBody = Type.Object(
     wallet: Address(),
     token_address: Address(),
     side: StringEnum(['buy', 'sell']),
-    amount_in_raw: Uint({ maxLength: 78 }),
+    amount_in_raw: Uint({ bits: 128, code: 'invalid_amount' }),
     slippage_bps: Type.Integer({ minimum: 1, maximum: 5000 }),
     referrer: Type.Optional(Address()),
     comment: Type.Optional(Type.String({ maxLength: 128, description: 'At most 32 bytes of UTF-8.' })),
