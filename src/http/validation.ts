@@ -67,7 +67,10 @@ const textAjv = new Ajv({ ...common, coerceTypes: true });
 const jsonAjv = new Ajv({ ...common, coerceTypes: false });
 for (const ajv of [textAjv, jsonAjv]) {
   // Mixed case is a checksum (EIP-55) and must be right; one case is plain hex.
-  ajv.addFormat('lp-address', (v: string) => isAddress(v, { strict: true }));
+  ajv.addFormat('lp-address', (v: string) => {
+    const hex = v.slice(2);
+    return hex === hex.toLowerCase() || hex === hex.toUpperCase() || isAddress(v, { strict: true });
+  });
   ajv.addKeyword({
     keyword: BITS,
     type: 'string',
