@@ -9,7 +9,6 @@ import {
   type Address,
   concatHex,
   encodeAbiParameters,
-  encodeFunctionData,
   type Hex,
   keccak256,
   stringToHex,
