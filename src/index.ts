@@ -53,7 +53,7 @@ export { Deployments } from './launchpad/deployments.ts';
 export { SaltMiner } from './launchpad/saltMiner.ts';
 export { LocalPinStore, type PinStore } from './pinning/pinStore.ts';
 export { PinnedDocuments } from './pinning/documents.ts';
-export { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
+export { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 export { loadSettings, type Settings } from './settings.ts';
 export { ApiError, ERRORS, type ErrorCode } from './errors.ts';
 export { buildServer } from './server.ts';

@@ -35,7 +35,9 @@ import { registerTransactionRoutes } from './routes/transactions.ts';
 import { registerTokenReadRoutes } from './routes/tokens.ts';
 import { registerWalletRoutes } from './routes/wallets.ts';
 import { Cursors } from './cursor.ts';
-import { loadQuoteSecret, QuoteSigner } from './swaps/quoteId.ts';
+import { ChainMonitor } from './chain/monitor.ts';
+import { QUOTE_LIFETIME_MS } from './swaps/quoteClaims.ts';
+import { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { PinnedDocuments } from './pinning/documents.ts';
 import { LocalPinStore } from './pinning/pinStore.ts';
@@ -85,9 +87,49 @@ declare module 'fastify' {
   }
 }
 
+// A shared dependency that is away (database, Redis): the request may succeed later, never a 500.
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01', // PostgreSQL: admin shutdown
+  '57P02', // crash shutdown
+  '57P03', // cannot connect now (starting up)
+  '08000', // connection exceptions
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300', // too many connections
+  'SQLITE_BUSY',
+]);
+const UNREACHABLE_TEXT =
+  /Connection terminated|Stream isn't writeable|Connection is closed|timeout exceeded when trying to connect|Client has encountered a connection error|Command timed out/i;
+
+/** The problem for a dependency that is away, or undefined when the error is something else. */
+export function dependencyUnavailable(err: unknown): ApiError | undefined {
+  const e = err as { code?: string; message?: string; name?: string } | undefined;
+  if (!e || (!UNREACHABLE_CODES.has(String(e.code)) && !UNREACHABLE_TEXT.test(String(e.message))))
+    return undefined;
+  const redis = /Stream isn't writeable|Connection is closed|Command timed out/i.test(String(e.message));
+  return new ApiError(
+    'temporarily_unavailable',
+    redis ? 'The rate limiter is unavailable; retry shortly' : 'The database is unavailable; retry shortly',
+    { headers: { 'retry-after': '1' } },
+  );
+}
+
 /** Maps any thrown value to the problem the client sees; only ApiError details reach the client. */
 function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
+  const away = dependencyUnavailable(err);
+  if (away) {
+    request.log.warn({ err }, 'a dependency is unavailable');
+    return away;
+  }
   const e = err as FastifyError;
   if (e?.validation) return validationProblem(e.validation as never, e.validationContext);
   switch (e?.code) {
@@ -438,7 +480,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     deployments,
     deploymentChecks: deps.deploymentChecks,
   };
-  registerHealthRoutes(app, routeDeps);
+  const monitor = new ChainMonitor(deps.chains.fresh(), settings.healthProbeMs);
+  app.addHook('onClose', async () => monitor.stop());
+  registerHealthRoutes(app, { ...routeDeps, monitor });
   registerConfigRoutes(app, routeDeps);
   const pins = new LocalPinStore(settings.dataDir);
   // The worker thread starts on the first launch; `launchpad start` warms it ahead (src/cli.ts).
@@ -446,8 +490,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => saltMiner.close());
   registerIpfsRoutes(app, pins);
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
-  const secret = loadQuoteSecret(settings.dataDir, settings.quoteSecret);
-  const quotes = new QuoteSigner(secret);
+  const secret = await loadGatewaySecret(database, settings.dataDir, settings.quoteSecret);
+  const quotes = new QuoteSigner(
+    secret,
+    settings.quoteSecretPrevious
+      ? {
+          secret: Buffer.from(settings.quoteSecretPrevious, 'utf8'),
+          untilMs: clock.now() + QUOTE_LIFETIME_MS,
+          now: () => clock.now(),
+        }
+      : undefined,
+  );
   registerSwapRoutes(app, { ...routeDeps, quotes });
   registerClaimRoutes(app, routeDeps);
   const documents = new PinnedDocuments(pins);

@@ -35,6 +35,10 @@ export interface Settings {
   marketRefreshMs: number;
   /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
   quoteSecret?: string;
+  /** How often each chain's RPC is probed for /v1/health. */
+  healthProbeMs: number;
+  /** The QUOTE_SECRET before a rotation: still accepted for the quote lifetime after start. */
+  quoteSecretPrevious?: string;
   /** How long a prepared plan stays valid: launch, claim and metadata plans, and swap plans. */
   planLifetimeMs: { default: number; swap: number };
   /** LIMITS=off disables rate limits and quotas entirely. */
@@ -116,6 +120,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     devnet: devnetMode(env.DEVNET),
     manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
     quoteSecret: env.QUOTE_SECRET || undefined,
+    healthProbeMs: int(env, 'HEALTH_PROBE_MS', 2000, 50, 3_600_000),
+    quoteSecretPrevious: env.QUOTE_SECRET_PREVIOUS || undefined,
     indexer: env.INDEXER === 'off' ? 'off' : 'embedded',
     indexerPollMs: int(env, 'INDEXER_POLL_MS', 1000, 10, 60_000),
     marketRefreshMs: int(env, 'MARKET_REFRESH_S', 30, 1, 3600) * 1000,

@@ -196,14 +196,20 @@ describe('launchpad start', () => {
   it('on SIGTERM finishes in-flight requests, refuses new work and exits 0', async () => {
     const slow = await startFakeRpc({ head: 7n, delayMs: 1500 });
     try {
+      const dataDir = tempDir();
       const gw = await startProcess({
-        LAUNCHPAD_DATA_DIR: tempDir(),
+        LAUNCHPAD_DATA_DIR: dataDir,
         RPC_URL_8453: slow.url,
         RPC_TIMEOUT_MS: '10000',
       });
-      // (Production mode checked the deployment against the RPC before it was ready.)
+      // A request that waits on the RPC (health does not: it reads the background probe). Production
+      // mode checked the deployment against the RPC before it was ready.
+      const { stdout } = await cli(['keys', 'create', '--plan', 'developer', '--scopes', '*', '--json'], {
+        LAUNCHPAD_DATA_DIR: dataDir,
+      });
+      const key = JSON.parse(stdout).key as string;
       const before = slow.requests;
-      const inflight = call(gw, '/v1/health');
+      const inflight = call(gw, '/v1/transactions/8453/0x' + '11'.repeat(32), { key });
       await expect.poll(() => slow.requests).toBeGreaterThan(before); // the request is waiting on the RPC
       gw.child.kill('SIGTERM');
       const exited = once(gw.child, 'exit');
@@ -215,8 +221,8 @@ describe('launchpad start', () => {
         );
       await expect.poll(refused, { timeout: 1000 }).toBe(true);
       const r = await inflight;
-      expect(r.status).toBe(200);
-      expect(r.json.data.chains[0]).toMatchObject({ chain_id: 8453, rpc: 'ok', head_block: '7' });
+      expect(r.status, r.body).toBe(200);
+      expect(r.json.data).toMatchObject({ chain_id: 8453, status: 'not_found' });
       const [code] = await exited;
       expect(code).toBe(0);
       await expect(fetch(`${gw.base}/health`)).rejects.toThrow();

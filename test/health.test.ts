@@ -31,7 +31,7 @@ describe('GET /v1/health', () => {
     }
   });
 
-  it('reads each RPC live: ok when one provider answers, degraded when a chain is down', async () => {
+  it('reports each RPC from its background probe: ok when one provider answers, degraded when down', async () => {
     const a = await startFakeRpc({ head: 1234n });
     const b = await startFakeRpc({ head: 1236n });
     rpcs.push(a, b);
@@ -41,32 +41,76 @@ describe('GET /v1/health', () => {
       RPC_URL_4663: b.url,
       RPC_URL_143: dead,
       RPC_TIMEOUT_MS: '2000',
+      HEALTH_PROBE_MS: '100',
     });
     try {
       const r = await call(gw, '/v1/health');
       expect(r.status).toBe(200);
       expect(r.json.data.status).toBe('degraded');
       const chains = Object.fromEntries(r.json.data.chains.map((c: { chain_id: number }) => [c.chain_id, c]));
-      expect(chains[8453]).toEqual({
+      expect(chains[8453]).toMatchObject({
         chain_id: 8453,
         rpc: 'ok',
         providers_ok: 1,
         providers: 2,
         head_block: '1234',
+        last_error: expect.stringMatching(/.+/), // the dead provider's
       });
-      expect(chains[4663]).toEqual({
+      expect(chains[8453].head_age_ms).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(chains[8453].checked_at)).toBeGreaterThan(Date.now() - 60_000);
+      expect(chains[4663]).toMatchObject({
         chain_id: 4663,
         rpc: 'ok',
         providers_ok: 1,
         providers: 1,
         head_block: '1236',
+        last_error: null,
       });
       expect(chains[143]).toMatchObject({ rpc: 'down', providers_ok: 0, head_block: null });
       expect(chains[5042]).toMatchObject({ rpc: 'not_configured' });
-      // Never from a cache: a second call asks the providers again.
+      // Health itself asks no provider: the background probe does, every HEALTH_PROBE_MS.
       const before = a.requests;
       await call(gw, '/v1/health');
-      expect(a.requests).toBe(before + 1);
+      await call(gw, '/v1/health');
+      expect(a.requests - before).toBeLessThanOrEqual(1);
+      await expect.poll(() => a.requests, { timeout: 2000 }).toBeGreaterThan(before + 1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('answers at once while a chain RPC stalls, and tells it from its probe', async () => {
+    const stalled = await startFakeRpc({ head: 7n, delayMs: 10_000 });
+    rpcs.push(stalled);
+    const gw = await startGateway({
+      RPC_URL_8453: stalled.url,
+      RPC_TIMEOUT_MS: '300',
+      HEALTH_PROBE_MS: '100',
+    });
+    try {
+      await expect
+        .poll(async () => (await call(gw, '/v1/health')).json.data.chains[0].last_error, { timeout: 3000 })
+        .toMatch(/.+/);
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const r = await call(gw, '/v1/health');
+        // Far below the 10 s the RPC takes, or the 300 ms the probe waits for it.
+        expect(performance.now() - started).toBeLessThan(250);
+        expect(r.json.data.status).toBe('degraded');
+        expect(r.json.data.chains[0]).toMatchObject({ chain_id: 8453, rpc: 'down' });
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('answers liveness (probe=live) from nothing but the process', async () => {
+    const gw = await startGateway();
+    await gw.database.close();
+    try {
+      const r = await call(gw, '/v1/health?probe=live');
+      expect(r.status).toBe(200);
+      expect(r.json.data).toMatchObject({ status: 'alive' });
     } finally {
       await gw.close();
     }
@@ -76,8 +120,11 @@ describe('GET /v1/health', () => {
     const gw = await startGateway();
     await gw.database.close();
     try {
-      const p = expectProblem(await call(gw, '/v1/health'), 503, 'temporarily_unavailable');
+      const r = await call(gw, '/v1/health');
+      const p = expectProblem(r, 503, 'temporarily_unavailable');
       expect(p.health.status).toBe('down');
+      expect(p.detail).toBe('A required component is down: database');
+      expect(r.headers.get('retry-after')).toBe('1');
     } finally {
       await gw.close();
     }

@@ -460,7 +460,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     health: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description live: the process answers (depends on nothing, for orchestrators); ready (default): the full report */
+                probe?: "live" | "ready";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -501,14 +504,33 @@ export interface operations {
                                     ok: boolean;
                                 }[];
                             };
+                            /** @description From a background probe per chain (HEALTH_PROBE_MS), never from RPC calls in the request */
                             chains: {
                                 chain_id: number;
                                 /** @enum {string} */
-                                rpc: "ok" | "down" | "not_configured";
+                                rpc: "ok" | "down" | "not_configured" | "unknown";
                                 providers_ok: number;
                                 providers: number;
                                 head_block: string | null;
+                                /** @description Milliseconds since the head last moved; null before the first head */
+                                head_age_ms: number | null;
+                                last_error: string | null;
+                                checked_at: string | null;
                             }[];
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            generated_at: string;
+                            warnings: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        data: {
+                            /** @enum {string} */
+                            status: "alive";
+                            version: string;
                         };
                         meta: {
                             request_id: string;

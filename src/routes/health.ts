@@ -2,12 +2,14 @@
 // RPC is down makes the service "degraded" but it still serves the other chains.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ChainClients } from '../chain/clients.ts';
+import type { ChainMonitor } from '../chain/monitor.ts';
+
+/** Right after start, how long health waits for the first chain probes before answering without them. */
+const FIRST_PROBE_WAIT_MS = 150;
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { StringEnum } from '../http/validation.ts';
-import { CHAIN_IDS } from '../launchpad/chains.ts';
 import type { Limiter } from '../http/limits/limits.ts';
 import type { DeploymentCheck } from '../operations/checkDeployment.ts';
 import type { Database } from '../store/db.ts';
@@ -38,11 +40,19 @@ const HealthData = Type.Object({
   chains: Type.Array(
     Type.Object({
       chain_id: Type.Integer(),
-      rpc: StringEnum(['ok', 'down', 'not_configured']),
+      rpc: StringEnum(['ok', 'down', 'not_configured', 'unknown']),
       providers_ok: Type.Integer(),
       providers: Type.Integer(),
       head_block: Type.Union([Type.String(), Type.Null()]),
+      head_age_ms: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Milliseconds since the head last moved; null before the first head',
+      }),
+      last_error: Type.Union([Type.String(), Type.Null()]),
+      checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     }),
+    {
+      description: 'From a background probe per chain (HEALTH_PROBE_MS), never from RPC calls in the request',
+    },
   ),
 });
 
@@ -50,7 +60,7 @@ export function registerHealthRoutes(
   app: FastifyInstance,
   deps: {
     database: Database;
-    chains: ChainClients;
+    monitor: ChainMonitor;
     clock: Clock;
     limiter: Limiter;
     deploymentChecks?: readonly DeploymentCheck[];
@@ -73,10 +83,28 @@ export function registerHealthRoutes(
         'No API key and no units. 200 with status ok or degraded (a chain RPC is down, or a deployment ' +
         'check failed at start); 503 ' +
         'temporarily_unavailable with the same report in `health` when the database or limiter is down.',
-      response: { 200: Envelope(HealthData) },
+      querystring: Type.Object(
+        {
+          probe: Type.Optional(
+            StringEnum(['live', 'ready'], {
+              description:
+                'live: the process answers (depends on nothing, for orchestrators); ready (default): the full report',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: Type.Union([
+          Envelope(HealthData),
+          Envelope(Type.Object({ status: Type.Literal('alive'), version: Type.String() })),
+        ]),
+      },
     },
     handler: async (request) => {
-      const [database, chains] = await Promise.all([
+      if ((request.query as { probe?: string }).probe === 'live')
+        return envelope(request.id, deps.clock.now(), { status: 'alive', version: VERSION });
+      const [database] = await Promise.all([
         deps.database.ping().then(
           () => 'ok' as const,
           (err: unknown) => {
@@ -84,8 +112,10 @@ export function registerHealthRoutes(
             return 'down' as const;
           },
         ),
-        Promise.all(CHAIN_IDS.map((id) => deps.chains.probe(id))),
+        // Until each chain has been probed once (just after start), wait a moment for it, not longer.
+        Promise.race([deps.monitor.first, new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref())]),
       ]);
+      const chains = deps.monitor.status();
       const limiter = await deps.limiter.backend.ping().then(
         () => ({ status: 'ok' as const, kind: deps.limiter.backend.kind }),
         (err: unknown) => {
@@ -108,7 +138,11 @@ export function registerHealthRoutes(
         chains,
       };
       if (report.status === 'down') {
-        throw new ApiError('temporarily_unavailable', 'A required component is down: database', {
+        const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
+          .filter(Boolean)
+          .join(' and ');
+        throw new ApiError('temporarily_unavailable', `A required component is down: ${down}`, {
+          headers: { 'retry-after': '1' },
           health: report,
         });
       }

@@ -202,6 +202,7 @@ export interface Tables {
   token_holders: TokenHoldersTable;
   token_updates: TokenUpdatesTable;
   skipped_logs: SkippedLogsTable;
+  gateway_secrets: { name: string; value: string; created_at: number | string | bigint };
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;

@@ -334,6 +334,17 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0009_gateway_secrets': {
+    async up(db: AnyDb) {
+      // Secrets every replica must share (the quote and cursor signing secret), made once.
+      await db.schema
+        .createTable('gateway_secrets')
+        .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 });
 
 /**

@@ -1,30 +1,51 @@
 // quote_id: an opaque, HMAC-SHA256-signed token carrying everything prepare needs to re-quote. The
-// secret is QUOTE_SECRET, or one generated once and kept in the data dir (mode 0600). Verification is
-// constant-time; any change to the token fails it.
+// secret is QUOTE_SECRET, or one generated once and kept in the database, so every replica on it signs
+// and verifies alike. Verification is constant-time; any change to the token fails it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../errors.ts';
+import type { Database } from '../store/db.ts';
 
-export function loadQuoteSecret(dataDir: string, configured?: string): Buffer {
+/**
+ * The gateway's signing secret (quote ids, cursors): the operator's QUOTE_SECRET, else the one in the
+ * database, made by the first process that needs it (an older single-node install's data-dir secret is
+ * adopted, so its quotes and cursors stay valid).
+ */
+export async function loadGatewaySecret(
+  database: Database,
+  dataDir: string,
+  configured?: string,
+): Promise<Buffer> {
   if (configured) return Buffer.from(configured, 'utf8');
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, 'quote-secret');
-  if (!existsSync(file)) {
-    try {
-      writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    } catch {
-      // another process wrote it first; read theirs
-    }
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const db = database.db;
+  const stored = () =>
+    db.selectFrom('gateway_secrets').select('value').where('name', '=', 'signing').executeTakeFirst();
+  const found = await stored();
+  if (found) return Buffer.from(found.value, 'hex');
+  const legacy = join(dataDir, 'quote-secret');
+  const value = existsSync(legacy) ? readFileSync(legacy, 'utf8').trim() : randomBytes(32).toString('hex');
+  // Two processes starting together: the first insert wins, and both read it back.
+  await db
+    .insertInto('gateway_secrets')
+    .values({ name: 'signing', value, created_at: Date.now() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  return Buffer.from(((await stored()) as { value: string }).value, 'hex');
 }
 
 export class QuoteSigner {
-  constructor(private readonly secret: Buffer) {}
+  /**
+   * `previous`: the secret before a rotation (QUOTE_SECRET_PREVIOUS), still accepted until `previousUntil`
+   * (the quote lifetime after start), so quotes issued just before a rotation can still be prepared.
+   */
+  constructor(
+    private readonly secret: Buffer,
+    private readonly previous?: { secret: Buffer; untilMs: number; now: () => number },
+  ) {}
 
-  private mac(payload: string): Buffer {
-    return createHmac('sha256', this.secret).update(payload).digest();
+  private mac(payload: string, secret = this.secret): Buffer {
+    return createHmac('sha256', secret).update(payload).digest();
   }
 
   sign(claims: object): string {
@@ -40,9 +61,13 @@ export class QuoteSigner {
       });
     const [version, payload, mac, extra] = quoteId.split('.');
     if (version !== 'q1' || !payload || !mac || extra !== undefined) throw bad();
-    const expected = this.mac(payload);
     const given = Buffer.from(mac, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();
+    const matches = (secret: Buffer) => {
+      const expected = this.mac(payload, secret);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    };
+    const p = this.previous;
+    if (!matches(this.secret) && !(p && p.now() < p.untilMs && matches(p.secret))) throw bad();
     return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
   }
 }

@@ -1,4 +1,5 @@
-// A minimal JSON-RPC endpoint on 127.0.0.1 for health and shutdown tests (head block only, optional delay).
+// A minimal JSON-RPC endpoint on 127.0.0.1 for health and shutdown tests: the head block, null for
+// anything else, single requests and batches, with an optional delay.
 import { createServer, type Server } from 'node:http';
 
 export interface FakeRpc {
@@ -16,11 +17,15 @@ export async function startFakeRpc(opts: { head?: bigint; delayMs?: number } = {
     });
     req.on('end', () => {
       state.requests++;
-      const { id, method } = JSON.parse(body) as { id: number; method: string };
-      const result = method === 'eth_blockNumber' ? `0x${(opts.head ?? 100n).toString(16)}` : null;
+      const parsed = JSON.parse(body) as { id: number; method: string } | { id: number; method: string }[];
+      const answer = ({ id, method }: { id: number; method: string }) => ({
+        jsonrpc: '2.0',
+        id,
+        result: method === 'eth_blockNumber' ? `0x${(opts.head ?? 100n).toString(16)}` : null,
+      });
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+        res.end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
       }, opts.delayMs ?? 0);
     });
   });

@@ -39,6 +39,14 @@ export interface LimiterBackend {
   close(): Promise<void>;
 }
 
+/**
+ * Whether a cost does not fit a window. A request heavier than the whole window (a 10-position claim
+ * batch against a burst of 20) fits an otherwise empty window: else it could never be admitted.
+ */
+export function overLimit(count: number, cost: number, limit: number): boolean {
+  return count + cost > limit && !(count === 0 && cost > limit);
+}
+
 /** One process's limits: exact and atomic because JavaScript runs admissions one at a time. */
 export class MemoryBackend implements LimiterBackend {
   readonly kind = 'memory' as const;
@@ -52,7 +60,7 @@ export class MemoryBackend implements LimiterBackend {
     const current = counters.map((c) => {
       const entry = this.counters.get(c.key);
       const count = entry && entry.endMs > nowMs ? entry.count : 0;
-      if (count + c.cost > c.limit) refused.push(c.policy);
+      if (overLimit(count, c.cost, c.limit)) refused.push(c.policy);
       return count;
     });
     for (const s of slots) if ((this.slots.get(s.key)?.size ?? 0) >= s.limit) refused.push(s.policy);

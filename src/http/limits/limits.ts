@@ -155,7 +155,11 @@ export class Limiter {
       1,
       now,
     );
-    const result = await this.backend.admit([check], [], '', now);
+    const result = await Promise.resolve()
+      .then(() => this.backend.admit([check], [], '', now))
+      .catch(() => {
+        throw unavailable();
+      });
     if (!result.admitted) {
       const retryAfter = String(Math.max(1, Math.ceil((check.endMs - now) / 1000)));
       throw new ApiError('quota_exceeded', 'Too many lookups of unknown or uncached keys from this source', {

@@ -21,8 +21,11 @@ local counts = {}
 local refused = {}
 for i = 1, n do
   local count = tonumber(redis.call('GET', KEYS[i]) or '0')
+  local cost = tonumber(ARGV[5 + (i - 1) * 3 + 2])
+  local limit = tonumber(ARGV[5 + (i - 1) * 3 + 1])
   counts[i] = count
-  if count + tonumber(ARGV[5 + (i - 1) * 3 + 2]) > tonumber(ARGV[5 + (i - 1) * 3 + 1]) then
+  -- a cost heavier than the whole window fits an otherwise empty window (overLimit in backend.ts)
+  if count + cost > limit and not (count == 0 and cost > limit) then
     refused[#refused + 1] = i
   end
 end
