@@ -48,7 +48,7 @@ import { registerPlannedRoutes } from './routes/planned.ts';
 import type { DeploymentCheck } from './operations/checkDeployment.ts';
 import type { Settings } from './settings.ts';
 import { type ApiKeyRecord, ApiKeyStore, hasScope } from './store/apiKeys.ts';
-import { IdempotencyStore } from './store/idempotency.ts';
+import { fingerprint, IdempotencyStore } from './store/idempotency.ts';
 import type { Database } from './store/db.ts';
 
 export interface ServerDeps {
@@ -390,28 +390,47 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         }
         request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
       };
-      let outcome: ReturnType<Limiter['admit']>;
-      try {
-        outcome = limiter.admit({
-          key,
-          operation,
-          units,
-          baseOnly,
-          live: operation === 'config' && units > 1,
-          source: request.ip,
-          params: (request.params ?? {}) as Record<string, unknown>,
-          body: request.body,
-        });
-        if (!(outcome instanceof Promise)) {
-          afterAdmission(outcome);
-          done();
-          return;
-        }
-      } catch (err) {
-        done(err as Error);
+      // A replay, or a duplicate of a request still running, pays its units but meets no ceiling or
+      // in-flight cap: it starts no new work (it is answered from the record, or 409, before the handler).
+      const idemKey = config.idempotency ? request.headers['idempotency-key'] : undefined;
+      if (typeof idemKey === 'string' && !baseOnly) {
+        const print = fingerprint(
+          request.method,
+          request.routeOptions.url ?? '',
+          request.params,
+          request.body,
+        );
+        idempotency.answered(key.keyId, idemKey.replace(/^"(.*)"$/, '$1'), print).then(
+          (answered) => charge(answered),
+          () => charge(false),
+        );
         return;
       }
-      outcome.then(afterAdmission).then(() => done(), done);
+      charge(false);
+      function charge(keyWindowsOnly: boolean) {
+        let outcome: ReturnType<Limiter['admit']>;
+        try {
+          outcome = limiter.admit({
+            key,
+            operation,
+            units,
+            baseOnly: baseOnly || keyWindowsOnly,
+            live: operation === 'config' && units > 1,
+            source: request.ip,
+            params: (request.params ?? {}) as Record<string, unknown>,
+            body: request.body,
+          });
+          if (!(outcome instanceof Promise)) {
+            afterAdmission(outcome);
+            done();
+            return;
+          }
+        } catch (err) {
+          done(err as Error);
+          return;
+        }
+        outcome.then(afterAdmission).then(() => done(), done);
+      }
     };
     // After validation (400s before execution are not stored), right before the handler.
     const idempotent: preHandlerAsyncHookHandler = async (request, reply) => {

@@ -341,6 +341,53 @@ describe('ceilings', () => {
     expect((await batch(keys[0] as string, 4663, 60)).status).toBe(422); // another chain
   });
 
+  it('answers an idempotent replay from its record even when the ceiling would refuse a new request', async () => {
+    gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
+    const key = await meteredKey();
+    const claim = { recipient: wallet(1), fee_escrow: wallet(2), currency: wallet(0), mode: 'to_recipient' };
+    const body = { chain_id: 8453, caller: wallet(70), claims: [claim] };
+    const first = { 'idempotency-key': crypto.randomUUID() };
+    const send = (headers: Record<string, string>) =>
+      call(gw, '/v1/claims/fees/prepare', { key, method: 'POST', body, headers });
+    const original = await send(first);
+    expect(original.status).toBe(422);
+    for (let i = 0; i < 9; i++) expect((await send(idem())).status).toBe(422);
+    // The caller's ceiling is spent: a new request is refused, the replay is answered (and charged).
+    expect(expectProblem(await send(idem()), 429, 'quota_exceeded').violated_policies).toEqual([
+      'fee-claim-caller-minute',
+    ]);
+    let replay: Reply | undefined;
+    const spent = await spentOn(key, async () => {
+      replay = await send(first);
+    });
+    expect(replay?.status).toBe(422);
+    expect(replay?.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay?.body).toBe(original.body);
+    expect(spent).toBe(3); // its units, as a new request would pay
+  });
+
+  it('admits a request heavier than a whole window when that window is otherwise empty', async () => {
+    // A Developer key: burst 20 units a second; a batch of 10 fee positions weighs 30.
+    const key = await gw.createKey({ plan: 'developer', overrides: {} });
+    gw.clock.advance(1_000 - (gw.clock.now() % 1_000));
+    const claims = Array.from({ length: 10 }, (_, i) => ({
+      recipient: wallet(100 + i),
+      fee_escrow: wallet(2),
+      currency: wallet(0),
+      mode: 'to_recipient',
+    }));
+    const batch = () =>
+      call(gw, '/v1/claims/fees/prepare', {
+        key,
+        method: 'POST',
+        body: { chain_id: 8453, caller: wallet(99), claims },
+      });
+    expect((await batch()).status).toBe(422); // admitted (then refused: the escrow is not a suite's)
+    expect(expectProblem(await batch(), 429, 'rate_limit_exceeded').violated_policies).toEqual(['burst']);
+    gw.clock.advance(1_000);
+    expect((await batch()).status).toBe(422);
+  });
+
   it('applies service-wide ceilings across keys and sources, and live-config ceilings only to live reads', async () => {
     const fresh = await startGateway({ TRUSTED_PROXIES: '127.0.0.1' });
     try {

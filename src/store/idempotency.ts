@@ -39,6 +39,22 @@ export class IdempotencyStore {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Whether a live record for this key answers an identical request already (done: a replay; running: a
+   * duplicate in progress). Admission uses it to spare such requests the ceilings a new one would meet.
+   */
+  async answered(keyId: string, idemKey: string, print: string): Promise<boolean> {
+    const now = this.clock.now();
+    const row = await this.database.db
+      .selectFrom('idempotency_records')
+      .select(['fingerprint', 'state', 'lease_until', 'expires_at'])
+      .where('key_id', '=', keyId)
+      .where('idem_key', '=', idemKey)
+      .executeTakeFirst();
+    if (!row || Number(row.expires_at) <= now || row.fingerprint !== print) return false;
+    return row.state === 'done' || Number(row.lease_until) > now;
+  }
+
   /** Takes the record for this request, or says why the request must not run. */
   async begin(keyId: string, idemKey: string, print: string): Promise<Begin> {
     const db = this.database.db;
