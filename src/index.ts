@@ -51,7 +51,7 @@ export { ChainClients } from './chain/clients.ts';
 export { type Clock, systemClock } from './clock.ts';
 export { Deployments } from './launchpad/deployments.ts';
 export { SaltMiner } from './launchpad/saltMiner.ts';
-export { LocalPinStore, type PinStore } from './pinning/pinStore.ts';
+export { DatabasePinStore, LocalPinStore, type PinStore, pinStoreFor } from './pinning/pinStore.ts';
 export { PinnedDocuments } from './pinning/documents.ts';
 export { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 export { loadSettings, type Settings } from './settings.ts';

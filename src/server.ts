@@ -40,7 +40,7 @@ import { QUOTE_LIFETIME_MS } from './swaps/quoteClaims.ts';
 import { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
 import { PinnedDocuments } from './pinning/documents.ts';
-import { LocalPinStore } from './pinning/pinStore.ts';
+import { pinStoreFor } from './pinning/pinStore.ts';
 import { Deployments } from './launchpad/deployments.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -503,7 +503,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => monitor.stop());
   registerHealthRoutes(app, { ...routeDeps, monitor });
   registerConfigRoutes(app, routeDeps);
-  const pins = new LocalPinStore(settings.dataDir);
+  const pins = pinStoreFor(database, settings.dataDir);
   // The worker thread starts on the first launch; `launchpad start` warms it ahead (src/cli.ts).
   const saltMiner = deps.saltMiner ?? new SaltMiner();
   app.addHook('onClose', async () => saltMiner.close());

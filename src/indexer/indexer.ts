@@ -803,9 +803,12 @@ export function startIndexer(opts: {
   });
   let stopped = false;
   const pause = () => new Promise((r) => setTimeout(r, opts.pollMs));
-  const follow = async (indexer: ChainIndexer) => {
+  /** Indexes until stopped, or until `held` says the lock's connection is gone (then it is retaken). */
+  const follow = async (indexer: ChainIndexer, held?: () => Promise<unknown>) => {
     let refreshed = 0;
     while (!stopped) {
+      // A lost lock connection (a database restart) releases the lock: another indexer may take it.
+      if (held) await held();
       try {
         // Catch up range by range; then refresh market data when it is due, and wait for new blocks.
         if ((await indexer.tick()) > 0) continue;
@@ -831,7 +834,7 @@ export function startIndexer(opts: {
           }>`select pg_try_advisory_lock(${key}) as locked`.execute(conn);
           if (!rows[0]?.locked) return;
           try {
-            await follow(indexer);
+            await follow(indexer, () => sql`select 1`.execute(conn));
           } finally {
             await sql`select pg_advisory_unlock(${key})`.execute(conn);
           }

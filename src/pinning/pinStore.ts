@@ -1,8 +1,10 @@
-// Where launch images and metadata documents are pinned. The embedded store keeps content-addressed
-// files in the data dir (served at /ipfs/<cid>); the CID is computed from the bytes, so a file is
-// never written twice and reading it back proves the pin.
+// Where launch images and metadata documents are pinned: content-addressed files in the data dir for the
+// embedded default, or the database's `pins` table on PostgreSQL, so that every replica serves every pin
+// at /ipfs/<cid>. The CID is computed from the bytes, so content is never stored twice and reading it
+// back proves the pin.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Database } from '../store/db.ts';
 import { RAW_CID_PATTERN, rawCid } from './cid.ts';
 
 export interface PinStore {
@@ -41,4 +43,37 @@ export class LocalPinStore implements PinStore {
     const contentType = existsSync(typeFile) ? readFileSync(typeFile, 'utf8') : 'application/octet-stream';
     return { content: readFileSync(file), contentType };
   }
+}
+
+/** Pins in the database: one row per CID, shared by every gateway on it. */
+export class DatabasePinStore implements PinStore {
+  constructor(private readonly database: Database) {}
+
+  async pin(content: Uint8Array, contentType: string): Promise<string> {
+    const cid = rawCid(content);
+    await this.database.db
+      .insertInto('pins')
+      .values({ cid, content_type: contentType, content: Buffer.from(content), created_at: Date.now() })
+      .onConflict((oc) => oc.column('cid').doNothing())
+      .execute();
+    const stored = await this.read(cid);
+    if (!stored || rawCid(stored.content) !== cid)
+      throw new Error(`pinned content of ${cid} does not verify`);
+    return cid;
+  }
+
+  async read(cid: string): Promise<{ content: Buffer; contentType: string } | null> {
+    if (!RAW_CID_PATTERN.test(cid)) return null;
+    const row = await this.database.db
+      .selectFrom('pins')
+      .select(['content', 'content_type'])
+      .where('cid', '=', cid)
+      .executeTakeFirst();
+    return row ? { content: Buffer.from(row.content), contentType: row.content_type } : null;
+  }
+}
+
+/** The pin store of a gateway: the database's on PostgreSQL (shared by replicas), else the data dir's. */
+export function pinStoreFor(database: Database, dataDir: string): PinStore {
+  return database.kind === 'postgres' ? new DatabasePinStore(database) : new LocalPinStore(dataDir);
 }

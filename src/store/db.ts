@@ -203,6 +203,7 @@ export interface Tables {
   token_updates: TokenUpdatesTable;
   skipped_logs: SkippedLogsTable;
   gateway_secrets: { name: string; value: string; created_at: number | string | bigint };
+  pins: { cid: string; content_type: string; content: Buffer; created_at: number | string | bigint };
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;
@@ -237,8 +238,10 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   if (opts.databaseUrl) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
-    // An idle client that loses its connection must not crash the process; the next query reports it.
+    // A client that loses its connection (a database restart) must not crash the process, idle or
+    // checked out (node-postgres emits 'error' on the client): the query in flight reports it instead.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   } else {
     kind = 'sqlite';

@@ -345,6 +345,18 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0010_pins': {
+    async up(db: AnyDb) {
+      // Pinned content on PostgreSQL, so every replica serves every pin (the data dir keeps SQLite's).
+      await db.schema
+        .createTable('pins')
+        .addColumn('cid', 'varchar(100)', (c) => c.primaryKey())
+        .addColumn('content_type', 'varchar(200)', (c) => c.notNull())
+        .addColumn('content', kind === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 });
 
 /**

@@ -35,8 +35,15 @@ function systemUser(name: string): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-/** A private PostgreSQL cluster on 127.0.0.1 (also used by the benchmarks); `stop` removes it. */
-export async function startPostgresCluster(): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * A private PostgreSQL cluster on 127.0.0.1 (also used by the benchmarks); `restart` stops the server
+ * and starts it again on the same port and data, `stop` removes it.
+ */
+export async function startPostgresCluster(): Promise<{
+  url: string;
+  restart(downMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
   // PostgreSQL refuses to run as root: run the cluster as the postgres system user when we are root.
   const owner = process.getuid?.() === 0 ? systemUser('postgres') : undefined;
@@ -47,38 +54,53 @@ export async function startPostgresCluster(): Promise<{ url: string; stop(): Pro
     ...user,
   });
   const port = await freePort();
-  const server: ChildProcess = spawn(
-    findBin('postgres'),
-    [
-      '-D',
-      join(dir, 'data'),
-      '-p',
-      String(port),
-      '-k',
-      dir,
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'fsync=off',
-    ],
-    { stdio: 'ignore', ...user },
-  );
+  const launch = (): ChildProcess =>
+    spawn(
+      findBin('postgres'),
+      [
+        '-D',
+        join(dir, 'data'),
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+      ],
+      { stdio: 'ignore', ...user },
+    );
   const pgIsReady = findBin('pg_isready');
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      execFileSync(pgIsReady, ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-      break;
-    } catch {
-      if (Date.now() > deadline || server.exitCode !== null) throw new Error('PostgreSQL did not start');
-      await new Promise((r) => setTimeout(r, 100));
+  const ready = async (server: ChildProcess) => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        execFileSync(pgIsReady, ['-h', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+        return;
+      } catch {
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error('PostgreSQL did not start');
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-  }
+  };
+  let server = launch();
+  await ready(server);
+  const halt = async () => {
+    if (server.exitCode !== null) return;
+    server.kill('SIGINT'); // fast shutdown: open connections are terminated
+    await new Promise((r) => server.once('exit', r));
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async restart(downMs = 0) {
+      await halt();
+      await new Promise((r) => setTimeout(r, downMs));
+      server = launch();
+      await ready(server);
+    },
     async stop() {
-      server.kill('SIGINT');
-      await new Promise((r) => server.once('exit', r));
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -9,8 +9,9 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+/** A redis-server; `port` starts it again where a stopped one was. */
+export async function startRedis(port?: number): Promise<TestRedis> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],

@@ -1,0 +1,252 @@
+// Two gateway processes as replicas: one PostgreSQL (a private cluster, restarted here), one Redis
+// (stopped and started here), the devnet, data dirs of their own. What one replica issued, the other
+// honours (quote ids, pins); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
+// never 500, and service comes back by itself; no idempotency record is lost.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Address, Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
+import { TestChain } from './support/chain.ts';
+import { call, type Reply, tempDir } from './support/gateway.ts';
+import { freePortRange } from './support/net.ts';
+import { startPostgresCluster } from './support/postgres.ts';
+import { startRedis, type TestRedis } from './support/redis.ts';
+
+const run = promisify(execFile);
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+let cluster: Awaited<ReturnType<typeof startPostgresCluster>>;
+let redis: TestRedis;
+let devnet: Devnet;
+let chain: TestChain;
+let env: Record<string, string>;
+let a: { origin: string; child: ChildProcess };
+let b: { origin: string; child: ChildProcess };
+let key: string;
+
+async function replica(extra: Record<string, string>): Promise<{ origin: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['bin/launchpad.js', 'start'], {
+    env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir(), ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr?.on('data', (d) => (out += d));
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /ready at (http:\/\/[^\s]+)\/v1/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`replica exited ${code}: ${out}`)));
+  });
+  return { origin, child };
+}
+
+beforeAll(async () => {
+  [cluster, redis] = await Promise.all([startPostgresCluster(), startRedis()]);
+  const dataDir = tempDir();
+  devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  chain = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
+  env = {
+    ...devnetEnv(devnet, dataDir),
+    DATABASE_URL: cluster.url,
+    REDIS_URL: redis.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DEVNET: 'off',
+  };
+  a = await replica({});
+  b = await replica({ INDEXER: 'off' });
+  const limits = JSON.stringify({ burstPerSecond: 1e6, unitsPerMinute: 1e6, daily: 1e8, monthly: 1e9 });
+  const { stdout } = await run(
+    process.execPath,
+    [
+      'bin/launchpad.js',
+      'keys',
+      'create',
+      '--plan',
+      'builder',
+      '--scopes',
+      '*',
+      '--limits',
+      limits,
+      '--json',
+    ],
+    { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
+  );
+  key = JSON.parse(stdout).key as string;
+}, 120_000);
+afterAll(async () => {
+  for (const r of [a, b]) r?.child.kill('SIGKILL');
+  await devnet?.stop();
+  await redis?.stop();
+  await cluster?.stop();
+});
+
+const post = (origin: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  call({ origin }, path, { key, method: 'POST', body, headers });
+
+describe('two replicas on one PostgreSQL and one Redis', () => {
+  it('honour what the other issued: a launch and its pins from A served by B, a quote of A prepared on B', async () => {
+    const creator = chain.account(1);
+    const launch = await post(
+      a.origin,
+      '/v1/launches/prepare',
+      {
+        chain_id: 8453,
+        creator,
+        market: 'standard',
+        quote_address: '0x0000000000000000000000000000000000000000',
+        token: {
+          name: 'Replica',
+          symbol: 'RPLC',
+          image_base64: PNG,
+          image_type: 'image/png',
+          description: 'two',
+        },
+      },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(launch.status, launch.body).toBe(200);
+    for (const step of launch.json.data.steps) {
+      const tx = step.transaction as { to: Address; data: Hex; value: string };
+      await chain.send(creator, tx.to, tx.data, BigInt(tx.value));
+    }
+    // The image and the document A pinned, from B.
+    const image = new URL(launch.json.data.image_url as string).pathname;
+    const fromB = await fetch(`${b.origin}${image}`);
+    expect(fromB.status).toBe(200);
+    expect(Buffer.from(await fromB.arrayBuffer())).toEqual(Buffer.from(PNG, 'base64'));
+    const doc = await fetch(`${b.origin}/ipfs/${(launch.json.data.metadata_uri as string).slice(7)}`);
+    expect(await doc.json()).toMatchObject({ name: 'Replica', symbol: 'RPLC', description: 'two' });
+
+    // Quote on A, prepare on B: the signing secret is the database's, shared.
+    await chain.advance(30);
+    const trader = chain.account(2);
+    const quote = await post(a.origin, '/v1/swaps/quote', {
+      chain_id: 8453,
+      wallet: trader,
+      token_address: launch.json.data.predicted_token_address,
+      side: 'buy',
+      amount_in_raw: (10n ** 16n).toString(),
+      slippage_bps: 100,
+    });
+    expect(quote.status, quote.body).toBe(200);
+    const prepared = await post(b.origin, '/v1/swaps/prepare', {
+      quote_id: quote.json.data.quote_id,
+      wallet: trader,
+    });
+    expect(prepared.status, prepared.body).toBe(200);
+    const tx = prepared.json.data.steps[0].transaction as { to: Address; data: Hex; value: string };
+    await chain.send(trader, tx.to, tx.data, BigInt(tx.value));
+    expect(await chain.balance(launch.json.data.predicted_token_address, trader)).toBeGreaterThanOrEqual(
+      BigInt(quote.json.data.minimum_out_raw),
+    );
+  }, 60_000);
+
+  /** Keyed requests to both replicas, every 25 ms, while `outage` runs; returns every answer. */
+  async function stream(path: string, outage: () => Promise<void>): Promise<Reply[]> {
+    const replies: Reply[] = [];
+    let going = true;
+    const loop = (async () => {
+      for (let i = 0; going; i++) {
+        const origin = i % 2 === 0 ? a.origin : b.origin;
+        replies.push(await call({ origin }, path, { key }));
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+    try {
+      await outage();
+    } finally {
+      going = false;
+      await loop;
+    }
+    return replies;
+  }
+
+  /** Waits until both replicas answer keyed requests again. */
+  async function recovered() {
+    for (const origin of [a.origin, b.origin])
+      await expect
+        .poll(
+          async () => (await call({ origin }, '/v1/config?chain_id=8453&include=chains', { key })).status,
+          {
+            timeout: 20_000,
+            interval: 100,
+          },
+        )
+        .toBe(200);
+  }
+
+  it('answer 503 with Retry-After while Redis is away, never 500, and recover by themselves', async () => {
+    // The limiter is in every keyed request's path.
+    const replies = await stream('/v1/config?chain_id=8453&include=chains', async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      await redis.stop();
+      await new Promise((r) => setTimeout(r, 1_500));
+      const health = await call({ origin: b.origin }, '/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.json.detail).toBe('A required component is down: limiter');
+      redis = await startRedis(redis.port);
+      await recovered();
+    });
+    const statuses = replies.map((r) => r.status);
+    const counts = Object.fromEntries(
+      [...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]),
+    );
+    console.log(`redis outage: ${replies.length} requests, statuses ${JSON.stringify(counts)}`);
+    expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    const unavailable = replies.filter((r) => r.status === 503);
+    expect(unavailable.length).toBeGreaterThan(0);
+    for (const r of unavailable) {
+      expect(r.json.code).toBe('temporarily_unavailable');
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    // Service came back by itself: recovered() saw 200 on both replicas, with no restart of either.
+  }, 60_000);
+
+  it('answer 503 while PostgreSQL restarts, never 500, recover by themselves, and keep idempotency records', async () => {
+    const claim = {
+      chain_id: 8453,
+      caller: chain.account(3),
+      claims: [
+        {
+          recipient: chain.account(3),
+          fee_escrow: chain.account(4),
+          currency: chain.account(5),
+          mode: 'to_recipient',
+        },
+      ],
+    };
+    const idem = { 'idempotency-key': randomUUID() };
+    const before = await post(a.origin, '/v1/claims/fees/prepare', claim, idem);
+    expect(before.status).toBe(422); // stored: the escrow is not a suite's
+    // Key lookups are cached for 5 s; past that every keyed request reads the database.
+    // An indexed read is in the database's path (key lookups are cached).
+    const replies = await stream('/v1/tokens?chain_id=8453&limit=5', async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      await cluster.restart(1_500);
+      await recovered();
+    });
+    const statuses = replies.map((r) => r.status);
+    const counts = Object.fromEntries(
+      [...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]),
+    );
+    console.log(`postgres restart: ${replies.length} requests, statuses ${JSON.stringify(counts)}`);
+    expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    const unavailable = replies.filter((x) => x.status === 503);
+    expect(unavailable.length).toBeGreaterThan(0);
+    for (const r of unavailable) {
+      expect(r.json.code).toBe('temporarily_unavailable');
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    // The record made before the restart replays, on the other replica.
+    const replay = await post(b.origin, '/v1/claims/fees/prepare', claim, idem);
+    expect(replay.status).toBe(422);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.json.detail).toBe(before.json.detail);
+  }, 60_000);
+});
