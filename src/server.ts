@@ -36,6 +36,7 @@ import { registerTokenReadRoutes } from './routes/tokens.ts';
 import { registerWalletRoutes } from './routes/wallets.ts';
 import { Cursors } from './cursor.ts';
 import { ChainMonitor } from './chain/monitor.ts';
+import { Metrics } from './http/metrics.ts';
 import { QUOTE_LIFETIME_MS } from './swaps/quoteClaims.ts';
 import { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
@@ -501,6 +502,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   };
   const monitor = new ChainMonitor(deps.chains.fresh(), settings.healthProbeMs);
   app.addHook('onClose', async () => monitor.stop());
+  if (settings.metricsToken) {
+    const metrics = new Metrics(database, monitor);
+    metrics.register(app, settings.metricsToken);
+    app.addHook('onClose', async () => metrics.close());
+  }
   registerHealthRoutes(app, { ...routeDeps, monitor });
   registerConfigRoutes(app, routeDeps);
   const pins = pinStoreFor(database, settings.dataDir);

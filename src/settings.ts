@@ -35,6 +35,8 @@ export interface Settings {
   marketRefreshMs: number;
   /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
   quoteSecret?: string;
+  /** Bearer token of /metrics; unset = no metrics endpoint. */
+  metricsToken?: string;
   /** How often each chain's RPC is probed for /v1/health. */
   healthProbeMs: number;
   /** The QUOTE_SECRET before a rotation: still accepted for the quote lifetime after start. */
@@ -121,6 +123,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
     quoteSecret: env.QUOTE_SECRET || undefined,
     healthProbeMs: int(env, 'HEALTH_PROBE_MS', 2000, 50, 3_600_000),
+    metricsToken: env.METRICS_TOKEN || undefined,
     quoteSecretPrevious: env.QUOTE_SECRET_PREVIOUS || undefined,
     indexer: env.INDEXER === 'off' ? 'off' : 'embedded',
     indexerPollMs: int(env, 'INDEXER_POLL_MS', 1000, 10, 60_000),

@@ -17,7 +17,7 @@ export class ChainClients {
       if (urls.length > 0)
         this.byChain.set(
           chainId,
-          urls.map((url) => new RpcEndpoint(url, timeoutMs)),
+          urls.map((url) => new RpcEndpoint(url, timeoutMs, chainId)),
         );
     }
   }

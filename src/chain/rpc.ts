@@ -1,6 +1,7 @@
 // JSON-RPC over HTTP with the failure classes the API maps (timeout → 504 upstream_timeout, malformed
 // or failed answer → 502 upstream_error, unreachable → 503 temporarily_unavailable), and batches: a
 // request's reads go to the node in one HTTP round trip. viem does the ABI work; this is only transport.
+import { telemetry } from '../telemetry.ts';
 
 export type UpstreamKind = 'timeout' | 'invalid' | 'unreachable';
 
@@ -35,6 +36,8 @@ export class RpcEndpoint {
   constructor(
     readonly url: string,
     private readonly timeoutMs: number,
+    /** For metrics: the chain this provider serves. */
+    private readonly chainId?: number,
   ) {}
 
   /** One request (a plain JSON-RPC object, not a batch); a JSON-RPC error is returned, not thrown. */
@@ -75,6 +78,19 @@ export class RpcEndpoint {
   }
 
   private async post(body: unknown): Promise<unknown> {
+    const started = performance.now();
+    const method = String((Array.isArray(body) ? body[0] : body)?.method ?? 'unknown');
+    try {
+      const answer = await this.send(body);
+      telemetry.rpc(this.chainId, method, (performance.now() - started) / 1000, 'ok');
+      return answer;
+    } catch (err) {
+      telemetry.rpc(this.chainId, method, (performance.now() - started) / 1000, 'error');
+      throw err;
+    }
+  }
+
+  private async send(body: unknown): Promise<unknown> {
     this.roundTrips++;
     let response: Response;
     try {

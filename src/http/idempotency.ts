@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteConfig } from '../routes/catalog.ts';
 import { fingerprint, type IdempotencyStore } from '../store/idempotency.ts';
 import { ApiError } from '../errors.ts';
+import { telemetry } from '../telemetry.ts';
 
 export interface IdempotencyState {
   keyId: string;
@@ -67,6 +68,9 @@ export async function beginIdempotent(
         },
       );
     case 'replay':
+      telemetry.replay(
+        String((request.routeOptions.config as { operation?: string } | undefined)?.operation),
+      );
       reply
         .code(outcome.status)
         .header('content-type', outcome.contentType)

@@ -4,6 +4,7 @@
 import type { Address, Hex, TypedDataDomain } from 'viem';
 import type { Snapshot } from '../chain/snapshot.ts';
 import { toJson } from '../json.ts';
+import { telemetry } from '../telemetry.ts';
 import { ApiError } from '../errors.ts';
 import { decodeRevert } from './revert.ts';
 import { codeForRevert } from './revertCodes.ts';
@@ -98,6 +99,7 @@ export class PlanBuilder {
       const r = results[i];
       if (!r || r.status !== 'success') {
         const revert = decodeRevert(r?.error?.data ?? r?.returnData);
+        telemetry.simulationFailed(this.snapshot.chainId, codeForRevert(revert.name));
         throw new ApiError(codeForRevert(revert.name), `Step ${s.id} would revert: ${revert.text}`, {
           chain_id: this.snapshot.chainId,
           step_id: s.id,

@@ -13,6 +13,7 @@ import {
   type SlotCheck,
 } from './backend.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING, type Subject } from './ceilings.ts';
+import { telemetry } from '../../telemetry.ts';
 import { limitsFor } from './plans.ts';
 import { WINDOW_SECONDS, type WindowName, windowAt } from './windows.ts';
 
@@ -161,6 +162,7 @@ export class Limiter {
         throw unavailable();
       });
     if (!result.admitted) {
+      telemetry.limiter('refused', check.policy);
       const retryAfter = String(Math.max(1, Math.ceil((check.endMs - now) / 1000)));
       throw new ApiError('quota_exceeded', 'Too many lookups of unknown or uncached keys from this source', {
         violated_policies: [check.policy],
@@ -229,6 +231,7 @@ export class Limiter {
     const headers = this.headers(policies, result.counts, now);
     if (!result.admitted) {
       const refused = new Set(result.refused);
+      for (const policy of refused) telemetry.limiter('refused', policy);
       const waits = policies
         .filter((p) => refused.has(p.check.policy))
         .map((p) => Math.max(1, Math.ceil((p.check.endMs - now) / 1000)));
@@ -240,6 +243,7 @@ export class Limiter {
         { violated_policies: [...refused], headers: { ...headers, 'retry-after': String(retryAfter) } },
       );
     }
+    telemetry.limiter('admitted', 'all');
     if (slots.length === 0) return { headers, release: noop };
     let released = false;
     return {

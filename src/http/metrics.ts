@@ -1,0 +1,101 @@
+// Prometheus metrics (prom-client) at /metrics: requests by route and status with latency, RPC calls by
+// chain and method with latency and errors, limiter admissions and refusals by policy, idempotent
+// replays, indexer head lag per chain, failed simulations. Off unless METRICS_TOKEN is set; then the
+// scrape needs `Authorization: Bearer <METRICS_TOKEN>`.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ChainMonitor } from '../chain/monitor.ts';
+import { ApiError } from '../errors.ts';
+import type { Database } from '../store/db.ts';
+import { setTelemetry } from '../telemetry.ts';
+
+const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Histogram({
+    name: 'launchpad_http_request_duration_seconds',
+    help: 'HTTP requests by route, method and status, with their latency',
+    labelNames: ['route', 'method', 'status'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly rpc = new Histogram({
+    name: 'launchpad_rpc_duration_seconds',
+    help: 'JSON-RPC round trips by chain and method (first method of a batch) and outcome',
+    labelNames: ['chain', 'method', 'outcome'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly limiter = new Counter({
+    name: 'launchpad_limiter_decisions_total',
+    help: 'Limiter admissions (policy "all") and refusals by the policy that refused',
+    labelNames: ['decision', 'policy'],
+    registers: [this.registry],
+  });
+  readonly replays = new Counter({
+    name: 'launchpad_idempotent_replays_total',
+    help: 'Requests answered from their idempotency record',
+    labelNames: ['operation'],
+    registers: [this.registry],
+  });
+  readonly simulationFailures = new Counter({
+    name: 'launchpad_simulation_failures_total',
+    help: 'Plans whose simulation reverted, by chain and the problem code it mapped to',
+    labelNames: ['chain', 'code'],
+    registers: [this.registry],
+  });
+
+  constructor(database: Database, monitor: ChainMonitor) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'launchpad_' });
+    new Gauge({
+      name: 'launchpad_indexer_head_lag_blocks',
+      help: 'Blocks between the chain head (background probe) and what the index has processed',
+      labelNames: ['chain'],
+      registers: [this.registry],
+      async collect() {
+        const rows = await database.db
+          .selectFrom('index_state')
+          .select(['chain_id', 'indexed_through'])
+          .execute();
+        const heads = new Map(monitor.status().map((s) => [s.chain_id as number, s.head_block]));
+        for (const r of rows) {
+          const head = heads.get(Number(r.chain_id));
+          if (head)
+            this.set({ chain: String(r.chain_id) }, Math.max(0, Number(head) - Number(r.indexed_through)));
+        }
+      },
+    });
+    setTelemetry({
+      rpc: (chain, method, seconds, outcome) =>
+        this.rpc.observe({ chain: String(chain ?? 'unknown'), method, outcome }, seconds),
+      limiter: (decision, policy) => this.limiter.inc({ decision, policy }),
+      replay: (operation) => this.replays.inc({ operation }),
+      simulationFailed: (chain, code) => this.simulationFailures.inc({ chain: String(chain), code }),
+    });
+  }
+
+  /** Serves /metrics behind the bearer token, and times every request. */
+  register(app: FastifyInstance, token: string): void {
+    const expected = Buffer.from(`Bearer ${token}`);
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      const given = Buffer.from(String(request.headers.authorization ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw new ApiError('invalid_api_key', 'Metrics need Authorization: Bearer <METRICS_TOKEN>');
+      return reply.type(this.registry.contentType).send(await this.registry.metrics());
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      this.requests.observe(
+        { route, method: request.method, status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+  }
+
+  close(): void {
+    setTelemetry(undefined);
+  }
+}

@@ -1,0 +1,24 @@
+// What the engine reports as it works (RPC calls, limiter decisions, replays, failed simulations), for
+// metrics. The layers call these functions; by default they do nothing, and a server that serves
+// /metrics installs a sink (src/http/metrics.ts). One sink per process, as metrics are.
+export interface TelemetrySink {
+  rpc(chainId: number | undefined, method: string, seconds: number, outcome: 'ok' | 'error'): void;
+  limiter(decision: 'admitted' | 'refused', policy: string): void;
+  replay(operation: string): void;
+  simulationFailed(chainId: number, code: string): void;
+}
+
+const none: TelemetrySink = { rpc() {}, limiter() {}, replay() {}, simulationFailed() {} };
+let sink: TelemetrySink = none;
+
+/** Installs the process's telemetry sink (or removes it with undefined). */
+export function setTelemetry(next: TelemetrySink | undefined): void {
+  sink = next ?? none;
+}
+
+export const telemetry: TelemetrySink = {
+  rpc: (...a) => sink.rpc(...a),
+  limiter: (...a) => sink.limiter(...a),
+  replay: (...a) => sink.replay(...a),
+  simulationFailed: (...a) => sink.simulationFailed(...a),
+};
