@@ -2,7 +2,7 @@
 // (stopped and started here), the devnet, data dirs of their own. What one replica issued, the other
 // honours (quote ids, pins); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
 // never 500, and service comes back by itself; no idempotency record is lost.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Address, Hex } from 'viem';
@@ -57,6 +57,8 @@ beforeAll(async () => {
     PORT: '0',
     LOG_LEVEL: 'warn',
     DEVNET: 'off',
+    RPC_TIMEOUT_MS: '1000',
+    HEALTH_PROBE_MS: '200',
   };
   a = await replica({});
   b = await replica({ INDEXER: 'off' });
@@ -248,5 +250,46 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
     expect(replay.status).toBe(422);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.json.detail).toBe(before.json.detail);
+  }, 60_000);
+
+  it('answer health at once while a chain node stalls, naming the chain, and see it come back', async () => {
+    // Freeze chain 143's anvil (SIGSTOP): it accepts connections and never answers, like a hung node.
+    const port = new URL(devnet.chains[2]?.rpc_url as string).port;
+    const pids = execFileSync('pgrep', ['-f', `anvil --chain-id 143 --port ${port}`])
+      .toString()
+      .trim()
+      .split('\n')
+      .map(Number);
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      const chain143 = async (origin: string) =>
+        ((await call({ origin }, '/v1/health')).json.data.chains as { chain_id: number; rpc: string }[]).find(
+          (c) => c.chain_id === 143,
+        );
+      await expect.poll(async () => (await chain143(a.origin))?.rpc, { timeout: 10_000 }).toBe('down');
+      const took: number[] = [];
+      for (const origin of [a.origin, b.origin, a.origin, b.origin]) {
+        const started = performance.now();
+        const r = await call({ origin }, '/v1/health');
+        took.push(Math.round(performance.now() - started));
+        expect(r.json.data.status).toBe('degraded');
+      }
+      console.log(`health while chain 143 stalls: ${took.join(', ')} ms (RPC time-out 1000 ms)`);
+      for (const ms of took) expect(ms).toBeLessThan(500); // far below the RPC time-out it would wait for
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    await expect
+      .poll(
+        async () =>
+          (
+            (await call({ origin: a.origin }, '/v1/health')).json.data.chains as {
+              chain_id: number;
+              rpc: string;
+            }[]
+          ).find((c) => c.chain_id === 143)?.rpc,
+        { timeout: 10_000 },
+      )
+      .toBe('ok');
   }, 60_000);
 });
