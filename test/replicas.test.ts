@@ -9,7 +9,7 @@ import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
-import { call, type Reply, tempDir } from './support/gateway.ts';
+import { call, expectProblem, type Reply, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 import { startPostgresCluster } from './support/postgres.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
@@ -148,6 +148,29 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
       BigInt(quote.json.data.minimum_out_raw),
     );
   }, 60_000);
+
+  it("share a playground key's burst exactly: 20 of 40 requests in one second across both", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['bin/launchpad.js', 'keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'],
+      { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
+    );
+    const playground = JSON.parse(stdout).key as string;
+    // Warm both replicas' key caches, then start at the top of a second (the burst window is aligned).
+    for (const origin of [a.origin, b.origin])
+      await call({ origin }, '/v1/config?chain_id=8453&include=chains', { key: playground });
+    await new Promise((r) => setTimeout(r, 1_000 - (Date.now() % 1_000) + 20));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        call({ origin: i % 2 ? a.origin : b.origin }, '/v1/config?chain_id=8453&include=chains', {
+          key: playground,
+        }),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
+    for (const r of replies.filter((x) => x.status !== 200))
+      expect(expectProblem(r, 429, 'rate_limit_exceeded').violated_policies).toEqual(['burst']);
+  });
 
   /** Keyed requests to both replicas, every 25 ms, while `outage` runs; returns every answer. */
   async function stream(path: string, outage: () => Promise<void>): Promise<Reply[]> {
