@@ -72,6 +72,8 @@ describe('GET /v1/config against the devnet', () => {
     expect(d.suites.map((s: { id: string }) => s.id)).toEqual(['base-devnet-launchpad-v4-minimal']);
     const suite = d.suites[0];
     const c = base.current;
+    // The production clients' names beside the spec's (REFERENCE §7).
+    expect(suite.contracts.permit2).toBe(suite.contracts.permit);
     expect(suite).toMatchObject({
       version: 'launchpad-v4-minimal',
       chain_id: 8453,

@@ -172,20 +172,30 @@ describe('POST /v1/launches/prepare', () => {
     expect(fresh.json.data.predicted_token_address).not.toBe(first.json.data.predicted_token_address);
   });
 
-  it('reports a creator who cannot pay the launch fee as a blocking issue, without simulating', async () => {
+  it('refuses a creator who cannot pay the launch fee with insufficient_balance (the spec lists it)', async () => {
     const poor = '0x000000000000000000000000000000000000bEEF';
     const r = await prepare(body(5042, poor, 'standard', (chains[5042] as TestChain).quote('USDC')));
-    expect(r.status).toBe(200);
-    expect(r.json.data.issues).toEqual([
-      expect.objectContaining({
-        code: 'insufficient_balance',
-        severity: 'blocking',
-        asset: zeroAddress,
-        actual_raw: '0',
-        required_raw: '2000000000000000000',
+    expect(expectProblem(r, 422, 'insufficient_balance')).toMatchObject({
+      asset: zeroAddress,
+      actual_raw: '0',
+      required_raw: '2000000000000000000',
+    });
+  });
+
+  it('accepts the links production clients send (the production request schema)', async () => {
+    const chain = chains[8453] as TestChain;
+    const r = await prepare(
+      body(8453, chain.account(4), 'standard', zeroAddress, {
+        website: 'https://example.com/my page',
+        x: 'https://www.x.com/some one',
+        telegram: 'https://telegram.me/a b',
       }),
-    ]);
-    expect(r.json.data.steps[0].simulation.status).toBe('not_run');
+    );
+    expect(r.status, r.body).toBe(200);
+    const dot = await prepare(
+      body(8453, chain.account(5), 'standard', zeroAddress, { website: 'https://example.com.' }),
+    );
+    expect(dot.status, dot.body).toBe(200);
   });
 
   it('refuses bad input with the right problem, never a 500', async () => {

@@ -164,7 +164,7 @@ describe('plan engine', () => {
       {
         code: 'permit_required',
         severity: 'action_required',
-        message: 'Sign the permit first',
+        detail: 'Sign the permit first',
         remediation_step_id: 'permit2-signature',
         required_raw: '5',
       },

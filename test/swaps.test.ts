@@ -68,12 +68,24 @@ async function swap(
       await base.send(wallet, step.transaction.to, step.transaction.data, BigInt(step.transaction.value));
     else signature = await sign(wallet, step as never);
   }
+  if (signature) {
+    // permit_signature and its deprecated alias permit2_signature must agree when both are sent.
+    const other = `${signature.slice(0, -2)}${signature.endsWith('1c') ? '1b' : '1c'}`;
+    const both = await post('/v1/swaps/prepare', {
+      quote_id: q.json.data.quote_id,
+      wallet,
+      permit_signature: signature,
+      permit2_signature: other,
+    });
+    expectProblem(both, 400, 'incompatible_parameters');
+  }
   const p = await post('/v1/swaps/prepare', {
     quote_id: q.json.data.quote_id,
     wallet,
-    ...(signature ? { permit_signature: signature } : {}),
+    ...(signature ? { permit_signature: signature, permit2_signature: signature } : {}),
   });
   expect(p.status, p.body).toBe(200);
+  expect(p.json.data.review.refreshed_expected_out_raw).toBe(p.json.data.refreshed_expected_out_raw);
   const tx = p.json.data.steps[0].transaction;
   return { prepared: p.json.data, receipt: await base.send(wallet, tx.to, tx.data, BigInt(tx.value)) };
 }

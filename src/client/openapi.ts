@@ -443,11 +443,11 @@ export interface components {
         RateLimit: string;
         /** @description IETF draft RateLimit-Policy field: every window and ceiling that applied, e.g. `"burst";q=20;w=1;lp-unit="units", "minute";q=300;w=60;lp-unit="units", "day";q=25000;w=86400;lp-unit="units", "month";q=500000;lp-unit="units"`. The vendor parameter lp-unit="units" marks quotas counted in weighted units (x-lp-units); policies without it count requests. The calendar month has no fixed w. */
         "RateLimit-Policy": string;
-        /** @description Quota of the tightest key window (units). */
+        /** @description Quota of the key's minute window (units), the one clients budget by. */
         "X-RateLimit-Limit": string;
-        /** @description Units left in the tightest key window. */
+        /** @description Units left in the key's minute window. */
         "X-RateLimit-Remaining": string;
-        /** @description Seconds until the tightest key window resets. */
+        /** @description Seconds until the key's minute window resets. */
         "X-RateLimit-Reset": string;
         /** @description On 429 (and some 503/409): whole seconds to wait, at least 1. */
         "Retry-After": string;
@@ -739,7 +739,9 @@ export interface operations {
                                     vesting_vault?: string;
                                     universal_router?: string;
                                     swap_router?: string;
+                                    swapx_router?: string;
                                     permit?: string;
+                                    permit2?: string;
                                 };
                                 capabilities: {
                                     launch_creation_fee: boolean;
@@ -1085,7 +1087,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -1467,7 +1469,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -1796,7 +1798,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -2156,7 +2158,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -2504,7 +2506,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -2843,7 +2845,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -3185,7 +3187,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -3783,7 +3785,7 @@ export interface operations {
                                 /** @description A code of x-lp-plan-vocabulary */
                                 code: string;
                                 severity: "blocking" | "action_required" | "warning";
-                                message: string;
+                                detail: string;
                             } & {
                                 [key: string]: unknown;
                             })[];

@@ -119,9 +119,12 @@ const HEADERS = {
       'IETF draft RateLimit-Policy field: every window and ceiling that applied, e.g. `"burst";q=20;w=1;lp-unit="units", "minute";q=300;w=60;lp-unit="units", "day";q=25000;w=86400;lp-unit="units", "month";q=500000;lp-unit="units"`. The vendor parameter lp-unit="units" marks quotas counted in weighted units (x-lp-units); policies without it count requests. The calendar month has no fixed w.',
     ...str,
   },
-  'X-RateLimit-Limit': { description: 'Quota of the tightest key window (units).', ...str },
-  'X-RateLimit-Remaining': { description: 'Units left in the tightest key window.', ...str },
-  'X-RateLimit-Reset': { description: 'Seconds until the tightest key window resets.', ...str },
+  'X-RateLimit-Limit': {
+    description: "Quota of the key's minute window (units), the one clients budget by.",
+    ...str,
+  },
+  'X-RateLimit-Remaining': { description: "Units left in the key's minute window.", ...str },
+  'X-RateLimit-Reset': { description: "Seconds until the key's minute window resets.", ...str },
   'Retry-After': { description: 'On 429 (and some 503/409): whole seconds to wait, at least 1.', ...str },
   'Idempotent-Replayed': {
     description: '`true` when the response is a replay of a completed request.',

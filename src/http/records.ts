@@ -253,7 +253,7 @@ const Issue = Type.Object(
       Type.Literal('action_required'),
       Type.Literal('warning'),
     ]),
-    message: Str(),
+    detail: Str(),
   },
   { additionalProperties: true, description: 'Details such as asset, actual_raw, required_raw' },
 );

@@ -47,15 +47,13 @@ export const LaunchPrepareBody = Type.Object(
         }),
         image_type: StringEnum(IMAGE_TYPES),
         description: Type.Optional(Type.String({ maxLength: 2000 })),
+        // The link rules of the production request schema (REFERENCE §3.2); "" clears a field.
         website: Type.Optional(
-          Type.String({
-            maxLength: 2048,
-            pattern: '^(|https?://[^\\s/?#.]+(\\.[^\\s/?#.]+)+(:[0-9]+)?([/?#]\\S*)?)$',
-          }),
+          Type.String({ maxLength: 2048, pattern: '^(|https?://[^/]*\\.[^/]+(?:/.*)?)$' }),
         ),
-        x: Type.Optional(Type.String({ maxLength: 2048, pattern: '^(|https?://(www\\.)?x\\.com/\\S+)$' })),
+        x: Type.Optional(Type.String({ maxLength: 2048, pattern: '^(|https?://(?:www\\.)?x\\.com/.+)$' })),
         telegram: Type.Optional(
-          Type.String({ maxLength: 2048, pattern: '^(|https?://(www\\.)?(t\\.me|telegram\\.me)/\\S+)$' }),
+          Type.String({ maxLength: 2048, pattern: '^(|https?://(?:www\\.)?(?:t\\.me|telegram\\.me)/.+)$' }),
         ),
         editable_metadata: Type.Optional(Type.Boolean()),
         extra_metadata: Type.Optional(

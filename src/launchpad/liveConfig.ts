@@ -169,10 +169,13 @@ function assemble(
         'vesting_vault',
         'universal_router',
         'swap_router',
+        'swapx_router',
         'permit',
       ] as const
     ).flatMap((k) => (c[k] ? [[k, c[k]]] : [])),
   );
+  // The names production clients read (REFERENCE §7), beside the spec's.
+  if (contracts.permit) contracts.permit2 = contracts.permit;
   const route =
     market !== 'all' && suite.routes.includes(market)
       ? market

@@ -179,12 +179,19 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
 
     const native = CHAINS[chainId].native_currency;
     const [balance] = balances as [bigint];
+    // The spec's launch prepare "validates ... any current creation-fee requirement" and lists
+    // insufficient_balance among its errors: a creator who cannot pay the fee gets that problem.
     if (balance < fee) {
-      plan.issue('insufficient_balance', `The creator holds ${balance} of ${fee} needed for the launch fee`, {
-        asset: zeroAddress,
-        actual_raw: balance,
-        required_raw: fee,
-      });
+      throw new ApiError(
+        'insufficient_balance',
+        `The creator holds ${balance} of ${fee} needed for the launch fee`,
+        {
+          chain_id: chainId,
+          asset: zeroAddress,
+          actual_raw: balance.toString(),
+          required_raw: fee.toString(),
+        },
+      );
     }
     plan.transaction({
       id: 'create-launch',

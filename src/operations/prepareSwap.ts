@@ -28,6 +28,17 @@ export async function prepareSwap(deps: SwapDeps, body: PrepareSwapInput) {
   const wallet = getAddress(body.wallet);
   if (wallet !== q.wallet)
     throw new ApiError('wallet_not_authorized', 'The quote was made for another wallet');
+  if (
+    body.permit_signature !== undefined &&
+    body.permit2_signature !== undefined &&
+    body.permit_signature.toLowerCase() !== body.permit2_signature.toLowerCase()
+  ) {
+    throw new ApiError('incompatible_parameters', 'permit_signature and permit2_signature differ; send one', {
+      invalid_parameters: [
+        { name: 'permit2_signature', reason: 'conflict', detail: 'a deprecated alias of permit_signature' },
+      ],
+    });
+  }
   const signature = body.permit_signature ?? body.permit2_signature;
   if (q.permit && !signature)
     throw new ApiError('invalid_permit', 'This quote needs the signed Permit2 permit (permit_signature)');
@@ -149,6 +160,7 @@ export async function prepareSwap(deps: SwapDeps, body: PrepareSwapInput) {
         output_currency: q.side === 'buy' ? q.token : pool.quote,
         amount_in_raw: q.amount_in,
         reviewed_expected_out_raw: q.expected_out,
+        refreshed_expected_out_raw: priced.amountOut.toString(),
         reviewed_minimum_out_raw: q.minimum_out,
         execution_minimum_out_raw: q.minimum_out,
         slippage_bps: q.slippage_bps,

@@ -34,7 +34,8 @@ export interface TypedDataStep {
 export interface Issue {
   code: IssueCode;
   severity: string;
-  message: string;
+  /** The spec's Issue object names its text `detail`. */
+  detail: string;
   [detail: string]: unknown;
 }
 
@@ -63,8 +64,8 @@ export class PlanBuilder {
     return this;
   }
 
-  issue(code: IssueCode, message: string, details: Record<string, unknown> = {}): this {
-    this.issues.push({ code, severity: ISSUE_CODES[code].severity, message, ...(toJson(details) as object) });
+  issue(code: IssueCode, detail: string, details: Record<string, unknown> = {}): this {
+    this.issues.push({ code, severity: ISSUE_CODES[code].severity, detail, ...(toJson(details) as object) });
     return this;
   }
 

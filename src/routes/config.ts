@@ -91,7 +91,9 @@ const ContractSuite = Type.Object({
     vesting_vault: Type.Optional(AddressOut),
     universal_router: Type.Optional(AddressOut),
     swap_router: Type.Optional(AddressOut),
+    swapx_router: Type.Optional(AddressOut),
     permit: Type.Optional(AddressOut),
+    permit2: Type.Optional(AddressOut),
   }),
   capabilities: SuiteCapabilities,
 });

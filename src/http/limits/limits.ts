@@ -268,15 +268,17 @@ export class Limiter {
       (a, b) => a.remaining / a.p.check.limit - b.remaining / b.p.check.limit,
     );
     const shown = byPressure.filter((s, i) => i === 0 || s.remaining <= s.p.check.limit * 0.1);
-    const tightestKey = byPressure.find((s) => s.p.rate) as (typeof states)[number];
+    // X-RateLimit-* describe the minute window, the one clients budget by (RateLimit lists the rest).
+    const minute = (states.find((s) => s.p.rate && s.p.check.policy === 'minute') ??
+      byPressure.find((s) => s.p.rate)) as (typeof states)[number];
     return {
       'ratelimit-policy': policy,
       ratelimit: shown
         .map((s) => `${structuredQuote(s.p.check.policy)};r=${s.remaining};t=${s.reset}`)
         .join(', '),
-      'x-ratelimit-limit': String(tightestKey.p.check.limit),
-      'x-ratelimit-remaining': String(tightestKey.remaining),
-      'x-ratelimit-reset': String(tightestKey.reset),
+      'x-ratelimit-limit': String(minute.p.check.limit),
+      'x-ratelimit-remaining': String(minute.remaining),
+      'x-ratelimit-reset': String(minute.reset),
     };
   }
 }
