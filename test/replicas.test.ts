@@ -150,26 +150,34 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
   }, 60_000);
 
   it("share a playground key's burst exactly: 20 of 40 requests in one second across both", async () => {
-    const { stdout } = await run(
-      process.execPath,
-      ['bin/launchpad.js', 'keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'],
-      { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
-    );
-    const playground = JSON.parse(stdout).key as string;
-    // Warm both replicas' key caches, then start at the top of a second (the burst window is aligned).
-    for (const origin of [a.origin, b.origin])
-      await call({ origin }, '/v1/config?chain_id=8453&include=chains', { key: playground });
-    await new Promise((r) => setTimeout(r, 1_000 - (Date.now() % 1_000) + 20));
-    const replies = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        call({ origin: i % 2 ? a.origin : b.origin }, '/v1/config?chain_id=8453&include=chains', {
-          key: playground,
-        }),
-      ),
-    );
-    expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
-    for (const r of replies.filter((x) => x.status !== 200))
-      expect(expectProblem(r, 429, 'rate_limit_exceeded').violated_policies).toEqual(['burst']);
+    // The burst window is one aligned second: a round that a slow machine spreads over two seconds
+    // proves nothing, so it is run again with a fresh key (at most three times).
+    for (let round = 0; round < 3; round++) {
+      const { stdout } = await run(
+        process.execPath,
+        ['bin/launchpad.js', 'keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'],
+        { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
+      );
+      const playground = JSON.parse(stdout).key as string;
+      // Warm both replicas' key caches, then start at the top of a second.
+      for (const origin of [a.origin, b.origin])
+        await call({ origin }, '/v1/config?chain_id=8453&include=chains', { key: playground });
+      await new Promise((r) => setTimeout(r, 1_000 - (Date.now() % 1_000) + 20));
+      const started = Date.now();
+      const replies = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          call({ origin: i % 2 ? a.origin : b.origin }, '/v1/config?chain_id=8453&include=chains', {
+            key: playground,
+          }),
+        ),
+      );
+      if (Math.floor(Date.now() / 1_000) !== Math.floor(started / 1_000)) continue;
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
+      for (const r of replies.filter((x) => x.status !== 200))
+        expect(expectProblem(r, 429, 'rate_limit_exceeded').violated_policies).toEqual(['burst']);
+      return;
+    }
+    throw new Error('no round of 40 requests fitted in one second');
   });
 
   /** Keyed requests to both replicas, every 25 ms, while `outage` runs; returns every answer. */
@@ -289,7 +297,9 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
         ((await call({ origin }, '/v1/health')).json.data.chains as { chain_id: number; rpc: string }[]).find(
           (c) => c.chain_id === 143,
         );
-      await expect.poll(async () => (await chain143(a.origin))?.rpc, { timeout: 10_000 }).toBe('down');
+      // Each replica's own probe times out (RPC_TIMEOUT_MS) and says so.
+      for (const origin of [a.origin, b.origin])
+        await expect.poll(async () => (await chain143(origin))?.rpc, { timeout: 10_000 }).toBe('down');
       const took: number[] = [];
       for (const origin of [a.origin, b.origin, a.origin, b.origin]) {
         const started = performance.now();
