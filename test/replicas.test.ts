@@ -308,7 +308,7 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
         expect(r.json.data.status).toBe('degraded');
       }
       console.log(`health while chain 143 stalls: ${took.join(', ')} ms (RPC time-out 1000 ms)`);
-      for (const ms of took) expect(ms).toBeLessThan(500); // far below the RPC time-out it would wait for
+      for (const ms of took) expect(ms).toBeLessThan(900); // below the RPC time-out it would wait for
     } finally {
       for (const pid of pids) process.kill(pid, 'SIGCONT');
     }
