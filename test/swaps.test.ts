@@ -97,6 +97,32 @@ async function launchedToken(quoteToken: Address = zeroAddress) {
 }
 
 describe('swaps', () => {
+  it('prices at the time of inclusion: an idle chain does not freeze the anti-snipe surcharge', async () => {
+    // A launch, then no block for two seconds: the pinned block is still the launch block (99%
+    // surcharge), but a swap sent now lands later, when the surcharge has decayed.
+    const launch = await base.launch(base.account(1));
+    await new Promise((r) => setTimeout(r, 2_200));
+    const trader = base.account(4);
+    const q = await quote({
+      wallet: trader,
+      token_address: launch.token,
+      side: 'buy',
+      amount_in_raw: (10n ** 16n).toString(),
+    });
+    expect(q.status, q.body).toBe(200);
+    expect(q.json.data.issues).toEqual([expect.objectContaining({ code: 'anti_snipe_active' })]);
+    // At the launch block's time the fee would be 9900 bps; two seconds on it has decayed.
+    expect(q.json.data.fee.total_bps).toBeLessThan(9900);
+    const before = await base.balance(launch.token, trader);
+    await swap(trader, q);
+    const got = (await base.balance(launch.token, trader)) - before;
+    const expected = BigInt(q.json.data.expected_out_raw);
+    expect(got).toBeGreaterThanOrEqual(BigInt(q.json.data.minimum_out_raw));
+    // Priced at the launch block, the quote was about ten times too low; now only the second or two
+    // between quote and block is left.
+    expect(got).toBeLessThan(expected * 3n);
+  });
+
   it('buys with the native quote; the output reaches the minimum and the referrer earns its share', async () => {
     const token = await launchedToken();
     const trader = base.account(2);

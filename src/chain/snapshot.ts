@@ -108,6 +108,19 @@ export class Snapshot {
     return this.pinned().timestamp;
   }
 
+  /**
+   * The earliest time a transaction sent now can be included: the wall clock, and never before the
+   * pinned block (a chain's next block is at least as late). Quotes price at it, so a fee that decays
+   * with time (the anti-snipe surcharge) is not the pinned block's any more. Estimating earlier than
+   * the real block errs on the safe side: the fee can only have decayed further. Undefined before the
+   * snapshot is pinned.
+   */
+  get inclusionTime(): bigint | undefined {
+    if (!this.head) return undefined;
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    return now > this.head.timestamp ? now : this.head.timestamp;
+  }
+
   /** Pins the head now, when a request needs its block before (or without) any read. */
   async ensurePinned(): Promise<void> {
     if (this.head) return;
@@ -155,7 +168,11 @@ export class Snapshot {
   async readWithBalances(
     reads: ContractRead[],
     accounts: Address[],
+    opts: { atInclusionTime?: boolean } = {},
   ): Promise<{ results: ReadResult[]; balances: bigint[] }> {
+    // eth_call's block override (4th parameter): the calls see the time of inclusion as block.timestamp.
+    const time = opts.atInclusionTime ? this.inclusionTime : undefined;
+    const overrides = time === undefined ? [] : [{}, { time: numberToHex(time) }];
     const build = (tag: Hex | 'latest'): RpcRequest[] => [
       ...reads.map((r) => ({
         method: 'eth_call',
@@ -165,6 +182,7 @@ export class Snapshot {
             data: encodeFunctionData({ abi: r.abi, functionName: r.functionName, args: r.args } as never),
           },
           tag,
+          ...overrides,
         ],
       })),
       ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })),
@@ -217,6 +235,14 @@ export class Snapshot {
    * the state the earlier ones left.
    */
   async simulate(calls: SimulatedCall[]): Promise<SimulatedCallResult[]> {
+    // The simulated block follows the pinned one: strictly later, and no earlier than inclusion.
+    const inclusion = this.inclusionTime;
+    const time =
+      inclusion === undefined || !this.head
+        ? undefined
+        : inclusion > this.head.timestamp
+          ? inclusion
+          : this.head.timestamp + 1n;
     const [res] = await this.batch((tag) => [
       {
         method: 'eth_simulateV1',
@@ -224,6 +250,7 @@ export class Snapshot {
           {
             blockStateCalls: [
               {
+                ...(time === undefined ? {} : { blockOverrides: { time: numberToHex(time) } }),
                 calls: calls.map((c) => ({
                   from: c.from,
                   to: c.to,

@@ -105,7 +105,7 @@ export async function quoteSwap(deps: SwapDeps, body: QuoteSwapInput) {
     if (expectedOut === 0n)
       throw new ApiError('quote_unavailable', 'This amount buys nothing at the current price');
     const minimumOut = (expectedOut * BigInt(10_000 - body.slippage_bps)) / 10_000n;
-    const bps = feeBpsAt(priced.poolConfig, snapshot.timestamp);
+    const bps = feeBpsAt(priced.poolConfig, snapshot.inclusionTime ?? snapshot.timestamp);
     const fee =
       body.side === 'buy'
         ? (amountIn * BigInt(bps)) / 10_000n

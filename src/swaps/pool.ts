@@ -157,7 +157,11 @@ export async function priceSwap(
       },
     );
   }
-  const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet]);
+  // Priced at the time the swap will be included, not the pinned block's (fees decay with time).
+  await snapshot.ensurePinned();
+  const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet], {
+    atInclusionTime: true,
+  });
   const [quoted, slot0, config, rights, balance, toPermit2, permit2] = results;
   if (!quoted?.ok) {
     const revert = decodeRevert(quoted?.data);
