@@ -97,6 +97,34 @@ async function launchedToken(quoteToken: Address = zeroAddress) {
 }
 
 describe('swaps', () => {
+  it('quotes and swaps tokens of historical suites too, and says plainly when a token is of no suite', async () => {
+    const vested = devnet.chains[0]?.vesting_launch?.token as Address;
+    const trader = base.account(5);
+    const q = await quote({
+      wallet: trader,
+      token_address: vested,
+      side: 'buy',
+      amount_in_raw: (10n ** 16n).toString(),
+    });
+    expect(q.status, q.body).toBe(200);
+    expect(q.json.data.review.suite_id).toBe('base-devnet-timestamp-v2');
+    const before = await base.balance(vested, trader);
+    await swap(trader, q);
+    expect((await base.balance(vested, trader)) - before).toBeGreaterThanOrEqual(
+      BigInt(q.json.data.minimum_out_raw),
+    );
+
+    const stranger = await quote({
+      wallet: trader,
+      token_address: base.quote('USDC'),
+      side: 'buy',
+      amount_in_raw: '1000',
+    });
+    expect(expectProblem(stranger, 404, 'not_found').detail).toContain(
+      'is not a token launched by a launchpad suite',
+    );
+  });
+
   it('prices at the time of inclusion: an idle chain does not freeze the anti-snipe surcharge', async () => {
     // A launch, then no block for two seconds: the pinned block is still the launch block (99%
     // surcharge), but a swap sent now lands later, when the surcharge has decayed.

@@ -1,5 +1,5 @@
-// Finding a launch token's pool and pricing a swap on it, at a pinned block: which current suite
-// launched the token (creatorRights), which of its quotes pairs it (the pool id matches), and the
+// Finding a launch token's pool and pricing a swap on it, at a pinned block: which suite, current or
+// historical, launched the token (creatorRights), which of its quotes pairs it (the pool id matches), and the
 // V4Quoter's exact-input quote with the same hookData the swap carries, so the hook's fee is included.
 import { type Abi, type Address, getAddress, type Hex, parseAbi, zeroAddress } from 'viem';
 import { LaunchFactoryAbi, LaunchHookAbi } from '../../contracts/artifacts/index.ts';
@@ -39,7 +39,10 @@ export interface LaunchPool {
 const POOLS = new WeakMap<Deployments, Map<string, LaunchPool>>();
 const MAX_POOLS = 10_000;
 
-/** The pool of a token launched by a current suite of the chain; not_found for any other token. */
+/**
+ * The pool of a token launched by any suite of the chain, current or historical (a historical factory
+ * without these views is passed over); not_found for any other token.
+ */
 export async function findLaunchPool(
   snapshot: Snapshot,
   deployments: Deployments,
@@ -52,7 +55,7 @@ export async function findLaunchPool(
   const known = pools.get(cacheKey);
   if (known) return known;
   const manifest = deployments.get(chainId);
-  const suites = (manifest?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
+  const suites = manifest?.suites ?? [];
   const reads: ContractRead[] = suites.flatMap((s) => [
     { address: s.contracts.factory as Address, abi: FACTORY, functionName: 'creatorRights', args: [token] },
     { address: s.contracts.factory as Address, abi: FACTORY, functionName: 'tickSpacing' },
