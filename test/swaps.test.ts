@@ -97,6 +97,49 @@ async function launchedToken(quoteToken: Address = zeroAddress) {
 }
 
 describe('swaps', () => {
+  it("goes through the suite's dedicated swap router on Arc, and the Universal Router elsewhere", async () => {
+    const arc = new TestChain(devnet.chains[3] as Devnet['chains'][number]);
+    const dedicated = arc.chain.uniswap.swap_router as Address;
+    expect(dedicated).toMatch(/^0x/);
+    expect(dedicated).not.toBe(arc.chain.uniswap.universal_router);
+    const usdc = arc.quote('USDC');
+    const launch = await arc.launch(arc.account(1), { quote: usdc });
+    await arc.advance(21);
+    const trader = arc.account(2);
+    const q = await quote({
+      chain_id: 5042,
+      wallet: trader,
+      token_address: launch.token,
+      side: 'buy',
+      amount_in_raw: '1000000',
+    });
+    expect(q.status, q.body).toBe(200);
+    expect(q.json.data.review.router).toBe(dedicated);
+    // Permit2 approval, then the PermitSingle for the dedicated router.
+    let signature: Hex | undefined;
+    for (const step of q.json.data.steps) {
+      if (step.kind === 'transaction')
+        await arc.send(trader, step.transaction.to, step.transaction.data, BigInt(step.transaction.value));
+      else {
+        expect(step.typed_data.message.spender).toBe(dedicated);
+        signature = await sign(trader, step);
+      }
+    }
+    const p = await post('/v1/swaps/prepare', {
+      quote_id: q.json.data.quote_id,
+      wallet: trader,
+      permit_signature: signature,
+    });
+    expect(p.status, p.body).toBe(200);
+    const tx = p.json.data.steps[0].transaction;
+    expect(tx.to).toBe(dedicated);
+    const before = await arc.balance(launch.token, trader);
+    await arc.send(trader, tx.to, tx.data, BigInt(tx.value));
+    expect((await arc.balance(launch.token, trader)) - before).toBeGreaterThanOrEqual(
+      BigInt(q.json.data.minimum_out_raw),
+    );
+  });
+
   it('quotes and swaps tokens of historical suites too, and says plainly when a token is of no suite', async () => {
     const vested = devnet.chains[0]?.vesting_launch?.token as Address;
     const trader = base.account(5);

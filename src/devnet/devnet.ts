@@ -99,6 +99,8 @@ export interface DevnetChain {
     quoter: Address;
     position_manager: Address;
     universal_router: Address;
+    /** Arc (5042) only: a second Universal Router exposed as the suite's dedicated swap router. */
+    swap_router?: Address;
     permit2: Address;
     weth: Address;
   };
@@ -115,7 +117,7 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-async function deployUniswap(w: ChainWriter) {
+async function deployUniswap(w: ChainWriter, chainId: ChainId) {
   await w.client.request({
     method: 'anvil_setCode',
     params: [PERMIT2_ADDRESS, permit2RuntimeCode()],
@@ -131,21 +133,24 @@ async function deployUniswap(w: ChainWriter) {
     zeroAddress,
     weth,
   ]);
-  const universalRouter = await w.deploy(UNISWAP.UniversalRouter(), [
-    {
-      permit2: PERMIT2_ADDRESS,
-      weth9: weth,
-      v2Factory: zeroAddress,
-      v3Factory: zeroAddress,
-      pairInitCodeHash: zeroHash,
-      poolInitCodeHash: zeroHash,
-      v4PoolManager: poolManager,
-      v3NFTPositionManager: zeroAddress,
-      v4PositionManager: positionManager,
-      spokePool: zeroAddress,
-    },
-  ]);
+  const routerParams = {
+    permit2: PERMIT2_ADDRESS,
+    weth9: weth,
+    v2Factory: zeroAddress,
+    v3Factory: zeroAddress,
+    pairInitCodeHash: zeroHash,
+    poolInitCodeHash: zeroHash,
+    v4PoolManager: poolManager,
+    v3NFTPositionManager: zeroAddress,
+    v4PositionManager: positionManager,
+    spokePool: zeroAddress,
+  };
+  const universalRouter = await w.deploy(UNISWAP.UniversalRouter(), [routerParams]);
+  // Arc's suite lists a dedicated swap router; on the devnet it is a second Universal Router
+  // (REFERENCE §7 #7: its production calldata format is unknown, the UR format is what is encoded).
+  const swapRouter = chainId === 5042 ? await w.deploy(UNISWAP.UniversalRouter(), [routerParams]) : undefined;
   return {
+    ...(swapRouter ? { swap_router: swapRouter } : {}),
     pool_manager: poolManager,
     state_view: stateView,
     quoter,
@@ -163,7 +168,7 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
     getAddress(a),
   );
   const w = new ChainWriter(node.rpcUrl, accounts[0] as Address);
-  const uniswap = await deployUniswap(w);
+  const uniswap = await deployUniswap(w, chainId);
   // Every chain deploys Uniswap from the same account in the same order, so the PoolManager, and with
   // it the hook's init code and mined salt, is the same on every chain.
   const treasury = accounts[TREASURY_ACCOUNT] as Address;
@@ -304,7 +309,12 @@ function devnetManifest(
         first_block: firstBlock,
         token_mode: 'erc20' as const,
         launch_product: 'non-tax' as const,
-        contracts: { ...current.contracts, ...shared },
+        contracts: {
+          ...current.contracts,
+          ...shared,
+          ...(uniswap.swap_router ? { swap_router: uniswap.swap_router } : {}),
+        },
+        ...(uniswap.swap_router ? { swap_router_format: 'universal_router' as const } : {}),
       },
       ...historical.map((s) => ({
         id: s.id,

@@ -56,6 +56,11 @@ export const SuiteManifest = Type.Object(
     token_mode: StringEnum(['b20', 'erc20']),
     launch_product: StringEnum(['non-tax', 'tax']),
     contracts: Contracts,
+    /**
+     * The calldata the suite's dedicated swap router takes. `universal_router`: swaps go through it,
+     * encoded as for the Universal Router. Absent or `unknown`: the Universal Router is used instead.
+     */
+    swap_router_format: Type.Optional(StringEnum(['universal_router', 'unknown'])),
   },
   { additionalProperties: false },
 );

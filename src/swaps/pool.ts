@@ -29,7 +29,7 @@ export interface LaunchPool {
   quote: Address;
   key: PoolKey;
   poolId: Hex;
-  /** The router swaps go through (the Universal Router). */
+  /** The router swaps go through: the suite's dedicated swap router, or the Universal Router. */
   router: Address;
 }
 
@@ -72,7 +72,10 @@ export async function findLaunchPool(
     for (const quote of quotes) {
       const key = launchPoolKey(token, quote, Number(spacing.value), suite.contracts.hook as Address);
       if (poolId(key) !== r.poolId) continue;
-      const router = (suite.contracts.universal_router ?? null) as Address | null;
+      // The suite's dedicated swap router when its calldata is the Universal Router's, else the UR.
+      const dedicated =
+        suite.swap_router_format === 'universal_router' ? suite.contracts.swap_router : undefined;
+      const router = (dedicated ?? suite.contracts.universal_router ?? null) as Address | null;
       if (!router) {
         throw new ApiError(
           'unsupported_operation',
