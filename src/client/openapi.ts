@@ -4410,20 +4410,20 @@ export interface operations {
                                 data_status: "fresh" | "stale" | "pending";
                                 price: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 market_cap: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 liquidity: {
                                     quote: string;
                                     /** @description Integer in raw units, as a string */
                                     quote_raw: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 quote_price: {
-                                    usd: string | null;
+                                    usd: number | null;
                                     /** Format: date-time */
                                     updated_at: string;
                                 } | null;
@@ -4432,19 +4432,19 @@ export interface operations {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "6h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "24h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                 } | null;
                                 trending_score: number | null;
@@ -4747,20 +4747,20 @@ export interface operations {
                                 data_status: "fresh" | "stale" | "pending";
                                 price: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 market_cap: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 liquidity: {
                                     quote: string;
                                     /** @description Integer in raw units, as a string */
                                     quote_raw: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 quote_price: {
-                                    usd: string | null;
+                                    usd: number | null;
                                     /** Format: date-time */
                                     updated_at: string;
                                 } | null;
@@ -4769,19 +4769,19 @@ export interface operations {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "6h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "24h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                 } | null;
                                 trending_score: number | null;
@@ -5086,20 +5086,20 @@ export interface operations {
                                 data_status: "fresh" | "stale" | "pending";
                                 price: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 market_cap: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 liquidity: {
                                     quote: string;
                                     /** @description Integer in raw units, as a string */
                                     quote_raw: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 quote_price: {
-                                    usd: string | null;
+                                    usd: number | null;
                                     /** Format: date-time */
                                     updated_at: string;
                                 } | null;
@@ -5108,19 +5108,19 @@ export interface operations {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "6h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "24h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                 } | null;
                                 trending_score: number | null;
@@ -5424,20 +5424,20 @@ export interface operations {
                                 data_status: "fresh" | "stale" | "pending";
                                 price: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 market_cap: {
                                     quote: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 liquidity: {
                                     quote: string;
                                     /** @description Integer in raw units, as a string */
                                     quote_raw: string;
-                                    usd: string | null;
+                                    usd: number | null;
                                 } | null;
                                 quote_price: {
-                                    usd: string | null;
+                                    usd: number | null;
                                     /** Format: date-time */
                                     updated_at: string;
                                 } | null;
@@ -5446,19 +5446,19 @@ export interface operations {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "6h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                     "24h": {
                                         trades: number;
                                         /** @description Integer in raw units, as a string */
                                         volume_quote_raw: string;
-                                        volume_usd: string | null;
+                                        volume_usd: number | null;
                                     };
                                 } | null;
                                 trending_score: number | null;

@@ -30,7 +30,8 @@ const page = <T extends TSchema>(item: T, extra: Record<string, TSchema> = {}) =
   Type.Object({ data: Type.Array(item), pagination: Pagination, meta: Meta, ...extra });
 const one = <T extends TSchema>(item: T) => Type.Object({ data: item, meta: Meta });
 
-const Usd = Nullable(Decimal);
+/** USD display figures: JSON numbers (the production clients read numbers), null without a USD price. */
+const Usd = Nullable(Type.Number());
 const MarketData = Type.Object(
   {
     data_status: Type.Union([Type.Literal('fresh'), Type.Literal('stale'), Type.Literal('pending')], {

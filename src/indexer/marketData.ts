@@ -88,8 +88,10 @@ export function marketRecord(
       updated_at: null,
       as_of_block: null,
     };
+  // USD display figures are JSON numbers, as the production clients read them (REFERENCE §3.9); raw
+  // amounts and quote-denominated values stay exact strings.
   const usd = (raw: bigint, places: number, decimals = quote.decimals) =>
-    quote.stablecoin ? decimal(raw, decimals, places) : null;
+    quote.stablecoin ? Number(decimal(raw, decimals, places)) : null;
   const price = pricePerToken(BigInt(row.sqrt_price_x96), row.address, row.quote_address);
   const cap = marketCap(price, BigInt(row.launch_supply));
   // Prices to 18 significant places past the quote's own decimals.
@@ -107,7 +109,7 @@ export function marketRecord(
       quote_raw: reserve.toString(),
       usd: usd(reserve, 2),
     },
-    quote_price: { usd: quote.stablecoin ? '1' : null, updated_at },
+    quote_price: { usd: quote.stablecoin ? 1 : null, updated_at },
     activity: Object.fromEntries(
       Object.entries(activity).map(([window, a]) => [
         window,

@@ -287,7 +287,8 @@ async function tokenPage(
           last.log_index,
           last.address,
         ]);
-  const include = new Set(ranked ? ['market'] : []);
+  // Every list record carries market_data (data_status says pending before the first refresh).
+  const include = new Set(['market']);
   const docs = await Promise.all(found.map((t) => deps.documents.get(t.metadata_uri)));
   return {
     items: found.map((t, i) =>
