@@ -568,6 +568,34 @@ describe('indexed reads', () => {
     const after = await get(`/v1/wallets/${creator}/fee-claims?chain_id=8453`);
     expect(after.json.data[0]).toMatchObject({ claimable_raw: '0', claimed_raw: owed.toString() });
     expect((await get(`/v1/wallets/${base.account(7)}/fee-claims?chain_id=8453`)).json.data).toEqual([]);
+
+    // Pages like the other reads: a buy of the creator's USDC token gives it a second position.
+    const usdc = base.quote('USDC');
+    const trader = base.account(3);
+    await base.approveForRouter(trader, usdc);
+    await base.swap(
+      trader,
+      launchPoolKey(tokens[1] as Address, usdc, 200, base.current.hook),
+      usdc,
+      10n ** 6n,
+    );
+    await indexed();
+    const path = `/v1/wallets/${creator}/fee-claims?chain_id=8453&limit=1`;
+    const first = await get(path);
+    expect(first.json.data).toHaveLength(1);
+    const next = first.json.pagination.next_cursor as string;
+    expect(next).toEqual(expect.any(String));
+    const second = await get(`${path}&cursor=${encodeURIComponent(next)}`);
+    expect(second.json.data).toHaveLength(1);
+    expect(second.json.pagination.next_cursor).toBeNull();
+    expect([first.json.data[0].currency, second.json.data[0].currency].sort()).toEqual(
+      [zeroAddress, usdc].sort(),
+    );
+    expectProblem(
+      await get(`/v1/wallets/${trader}/fee-claims?chain_id=8453&cursor=${encodeURIComponent(next)}`),
+      400,
+      'cursor_filter_mismatch',
+    );
   });
 
   it('walks a list of 120 new tokens page by page with no duplicate and no gap', async () => {

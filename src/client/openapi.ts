@@ -6461,6 +6461,7 @@ export interface operations {
             query: {
                 chain_id: 8453 | 4663 | 143 | 5042;
                 limit?: number;
+                cursor?: string;
             };
             header?: never;
             path: {

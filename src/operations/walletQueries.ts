@@ -25,9 +25,11 @@ export interface WalletReadDeps {
  */
 export async function listFeePositions(
   deps: WalletReadDeps,
-  input: { recipient: Address; chainId: ChainId },
+  input: { recipient: Address; chainId: ChainId; limit: number; cursor?: string },
 ): Promise<IndexedPage & { asOfBlock: string | null }> {
-  const { recipient, chainId } = input;
+  const { recipient, chainId, limit } = input;
+  const scope = Cursors.scope('fee_claims_read', { recipient, chain: chainId });
+  const after = input.cursor ? (deps.cursors.decode(input.cursor, scope) as [string])[0] : undefined;
   const events = await deps.database.db
     .selectFrom('fee_events')
     .select(['escrow', 'currency', 'kind', 'amount'])
@@ -45,10 +47,14 @@ export async function listFeePositions(
     if (e.kind === 'claimed') p.claimed += BigInt(e.amount);
     positions.set(key, p);
   }
-  // A wallet has few positions (escrows × currencies): all of them come in one page.
-  const list = [...positions.values()].sort((a, b) =>
-    (a.escrow + a.currency).localeCompare(b.escrow + b.currency),
-  );
+  // Positions in (escrow, currency) order, paged after the cursor's; `owed` is read for the page only.
+  const sorted = [...positions.values()]
+    .map((p) => ({ ...p, at: `${p.escrow}:${p.currency}` }))
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .filter((p) => after === undefined || p.at.localeCompare(after) > 0);
+  const list = sorted.slice(0, limit);
+  const last = list.at(-1);
+  const next = sorted.length > limit && last ? deps.cursors.encode(scope, [last.at]) : null;
   const through = await indexedThrough(deps.database, [chainId]);
   const manifest = deps.deployments.get(chainId);
   const data =
@@ -81,7 +87,7 @@ export async function listFeePositions(
           });
           return { items, block: snapshot.blockNumber.toString() };
         });
-  return { items: data.items, next: null, asOfBlock: data.block, indexedThrough: through };
+  return { items: data.items, next, asOfBlock: data.block, indexedThrough: through };
 }
 
 /** A wallet across the index: per chain, the tokens it launched, its trades, announcements and fee positions. */

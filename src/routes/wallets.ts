@@ -26,13 +26,18 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletReadDeps 
       ...fees.schema,
       params: WalletParams,
       querystring: Type.Object(
-        { chain_id: ChainIdSchema(), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })) },
+        { chain_id: ChainIdSchema(), limit: PageLimit, cursor: PageCursor },
         { additionalProperties: false },
       ),
     },
     handler: async (request) => {
-      const { chain_id: chainId } = request.query as { chain_id: ChainId };
-      const p = await listFeePositions(deps, { recipient: addressOf(request), chainId });
+      const q = request.query as { chain_id: ChainId; cursor?: string };
+      const p = await listFeePositions(deps, {
+        recipient: addressOf(request),
+        chainId: q.chain_id,
+        limit: pageSize(q),
+        cursor: q.cursor,
+      });
       const body = indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough);
       return { ...body, meta: { ...body.meta, ...(p.asOfBlock ? { as_of_block: p.asOfBlock } : {}) } };
     },
