@@ -593,7 +593,7 @@ describe('indexed reads', () => {
     );
     expectProblem(
       await get(`/v1/wallets/${trader}/fee-claims?chain_id=8453&cursor=${encodeURIComponent(next)}`),
-      400,
+      409,
       'cursor_filter_mismatch',
     );
   });
