@@ -2,7 +2,7 @@
 // devnet accounts, the swap sent and its output and fees checked on chain; and every refusal.
 import { type Abi, type Address, createWalletClient, type Hex, http, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeeEscrowAbi } from '../contracts/artifacts/index.ts';
+import { FeeEscrowAbi, LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import type { Devnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
@@ -97,6 +97,56 @@ async function launchedToken(quoteToken: Address = zeroAddress) {
 }
 
 describe('swaps', () => {
+  // First: it needs the devnet's clock still on the wall clock (later tests move chain time ahead).
+  it('prices at the time of inclusion: an idle chain does not freeze the anti-snipe surcharge', async () => {
+    // A launch, then no block for two seconds: the pinned block is still the launch block (99%
+    // surcharge), but a swap sent now lands later, when the surcharge has decayed.
+    const launch = await base.launch(base.account(1));
+    await new Promise((r) => setTimeout(r, 2_200));
+    const trader = base.account(4);
+    const q = await quote({
+      wallet: trader,
+      token_address: launch.token,
+      side: 'buy',
+      amount_in_raw: (10n ** 16n).toString(),
+    });
+    expect(q.status, q.body).toBe(200);
+    expect(q.json.data.issues).toEqual([expect.objectContaining({ code: 'anti_snipe_active' })]);
+    // At the launch block's time the fee would be 9900 bps; two seconds on it has decayed.
+    expect(q.json.data.fee.total_bps).toBeLessThan(9900);
+    const before = await base.balance(launch.token, trader);
+    await swap(trader, q);
+    const got = (await base.balance(launch.token, trader)) - before;
+    const expected = BigInt(q.json.data.expected_out_raw);
+    expect(got).toBeGreaterThanOrEqual(BigInt(q.json.data.minimum_out_raw));
+    // Priced at the launch block, the quote was about ten times too low; now only the second or two
+    // between quote and block is left.
+    expect(got).toBeLessThan(expected * 3n);
+  });
+
+  it('refuses to prepare a quote whose suite configuration changed since (stale_plan)', async () => {
+    const token = await launchedToken();
+    const trader = base.account(2);
+    const q = await quote({ wallet: trader, token_address: token, side: 'buy', amount_in_raw: '1000000' });
+    expect(q.status, q.body).toBe(200);
+    // Any governance setter bumps the factory's configVersion; the same fee again changes nothing else.
+    const factory = base.current.factory;
+    const fee = await base.read<bigint>(factory, LaunchFactoryAbi as Abi, 'nativeLaunchFee');
+    await base.call(base.account(0), factory, LaunchFactoryAbi as Abi, 'setNativeLaunchFee', [fee]);
+    const p = await post('/v1/swaps/prepare', { quote_id: q.json.data.quote_id, wallet: trader });
+    expect(expectProblem(p, 409, 'stale_plan').detail).toMatch(/configuration changed since the quote/);
+    // A fresh quote prepares.
+    const again = await quote({
+      wallet: trader,
+      token_address: token,
+      side: 'buy',
+      amount_in_raw: '1000000',
+    });
+    expect(
+      (await post('/v1/swaps/prepare', { quote_id: again.json.data.quote_id, wallet: trader })).status,
+    ).toBe(200);
+  });
+
   it("goes through the suite's dedicated swap router on Arc, and the Universal Router elsewhere", async () => {
     const arc = new TestChain(devnet.chains[3] as Devnet['chains'][number]);
     const dedicated = arc.chain.uniswap.swap_router as Address;
@@ -166,32 +216,6 @@ describe('swaps', () => {
     expect(expectProblem(stranger, 404, 'not_found').detail).toContain(
       'is not a token launched by a launchpad suite',
     );
-  });
-
-  it('prices at the time of inclusion: an idle chain does not freeze the anti-snipe surcharge', async () => {
-    // A launch, then no block for two seconds: the pinned block is still the launch block (99%
-    // surcharge), but a swap sent now lands later, when the surcharge has decayed.
-    const launch = await base.launch(base.account(1));
-    await new Promise((r) => setTimeout(r, 2_200));
-    const trader = base.account(4);
-    const q = await quote({
-      wallet: trader,
-      token_address: launch.token,
-      side: 'buy',
-      amount_in_raw: (10n ** 16n).toString(),
-    });
-    expect(q.status, q.body).toBe(200);
-    expect(q.json.data.issues).toEqual([expect.objectContaining({ code: 'anti_snipe_active' })]);
-    // At the launch block's time the fee would be 9900 bps; two seconds on it has decayed.
-    expect(q.json.data.fee.total_bps).toBeLessThan(9900);
-    const before = await base.balance(launch.token, trader);
-    await swap(trader, q);
-    const got = (await base.balance(launch.token, trader)) - before;
-    const expected = BigInt(q.json.data.expected_out_raw);
-    expect(got).toBeGreaterThanOrEqual(BigInt(q.json.data.minimum_out_raw));
-    // Priced at the launch block, the quote was about ten times too low; now only the second or two
-    // between quote and block is left.
-    expect(got).toBeLessThan(expected * 3n);
   });
 
   it('buys with the native quote; the output reaches the minimum and the referrer earns its share', async () => {

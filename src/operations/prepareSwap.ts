@@ -79,6 +79,14 @@ export async function prepareSwap(deps: SwapDeps, body: PrepareSwapInput) {
       hookData,
       permit2: PERMIT2_ADDRESS,
     });
+    // The suite's configuration changed since the quote (fees, quotes, …): what was reviewed no longer holds.
+    if (q.config_version && priced.configVersion && priced.configVersion !== q.config_version) {
+      throw new ApiError(
+        'stale_plan',
+        `The suite's configuration changed since the quote (version ${q.config_version} → ${priced.configVersion}); quote again`,
+        { chain_id: q.chain_id, token_address: q.token },
+      );
+    }
     if (priced.amountOut < minimumOut) {
       throw new ApiError(
         'stale_quote',

@@ -211,6 +211,7 @@ export async function quoteSwap(deps: SwapDeps, body: QuoteSwapInput) {
       minimum_out: minimumOut.toString(),
       block: snapshot.blockNumber.toString(),
       issued_at: nowMs,
+      config_version: priced.configVersion,
       permit,
     };
     return {

@@ -110,6 +110,8 @@ export interface WalletState {
 
 export interface PricedSwap {
   amountOut: bigint;
+  /** The suite's configuration version at the pinned block (null where the factory has none). */
+  configVersion: string | null;
   /** sqrtPriceX96 before the swap, for the price impact. */
   sqrtPriceX96: bigint;
   poolConfig: {
@@ -149,6 +151,7 @@ export async function priceSwap(
     { address: suite.state_view as Address, abi: STATE_VIEW, functionName: 'getSlot0', args: [pool.poolId] },
     { address: suite.hook as Address, abi: HOOK, functionName: 'poolConfig', args: [pool.poolId] },
     { address: suite.factory as Address, abi: FACTORY, functionName: 'creatorRights', args: [opts.token] },
+    { address: suite.factory as Address, abi: FACTORY, functionName: 'configVersion' },
   ];
   const erc20 = opts.input !== zeroAddress;
   if (erc20) {
@@ -168,7 +171,7 @@ export async function priceSwap(
   const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet], {
     atInclusionTime: true,
   });
-  const [quoted, slot0, config, rights, balance, toPermit2, permit2] = results;
+  const [quoted, slot0, config, rights, version, balance, toPermit2, permit2] = results;
   if (!quoted?.ok) {
     const revert = decodeRevert(quoted?.data);
     throw new ApiError('quote_unavailable', `No executable quote for this amount: ${revert.text}`, {
@@ -189,6 +192,8 @@ export async function priceSwap(
   const p2 = erc20 ? (permit2 as { value: [bigint, number, number] }).value : undefined;
   const r = rights.value as { currentCreator: Address; creatorFeeRecipient: Address };
   return {
+    // Historical factories may not have it: then no staleness can be told.
+    configVersion: version?.ok ? (version.value as bigint).toString() : null,
     currentCreator: getAddress(r.currentCreator),
     creatorFeeRecipient: getAddress(r.creatorFeeRecipient),
     amountOut: (quoted.value as [bigint, bigint])[0],

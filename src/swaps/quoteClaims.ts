@@ -25,6 +25,8 @@ export interface QuoteClaims {
   minimum_out: string;
   block: string;
   issued_at: number;
+  /** The suite's configuration version the quote was priced under; prepare refuses another (stale_plan). */
+  config_version?: string | null;
   permit: {
     details: { token: Address; amount: string; expiration: number; nonce: number };
     spender: Address;
