@@ -213,9 +213,10 @@ describe('swaps', () => {
       side: 'buy',
       amount_in_raw: '1000',
     });
-    expect(expectProblem(stranger, 404, 'not_found').detail).toContain(
-      'is not a token launched by a launchpad suite',
-    );
+    const problem = expectProblem(stranger, 404, 'not_found');
+    expect(problem.detail).toContain('is not a token launched by a launchpad suite');
+    // The spec's optional members, where they apply.
+    expect(problem).toMatchObject({ resource: 'token', chain_id: 8453, token_address: base.quote('USDC') });
   });
 
   it('buys with the native quote; the output reaches the minimum and the referrer earns its share', async () => {

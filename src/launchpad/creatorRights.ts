@@ -45,9 +45,7 @@ export async function tokenRights(
     throw new ApiError(
       'not_found',
       `${token} is not a token launched by a launchpad suite on chain ${chainId}`,
-      {
-        chain_id: chainId,
-      },
+      { resource: 'token', chain_id: chainId, token_address: token },
     );
   }
   const r = rights.value as { currentCreator: Address; metadataEditable: boolean; poolId: Hex };

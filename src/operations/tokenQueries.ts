@@ -350,6 +350,7 @@ export async function getToken(
     throw new ApiError(
       'not_found',
       `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
+      { resource: 'token', chain_id: p.chain_id, token_address: getAddress(p.token_address) },
     );
   const [market, extras] = await Promise.all([
     include.has('market')
@@ -496,7 +497,12 @@ export async function getHolders(deps: TokenReadDeps, input: TokenRowsInput) {
     .where('chain_id', '=', p.chain_id)
     .where('address', '=', token)
     .executeTakeFirst();
-  if (!row) throw new ApiError('not_found', `${token} is not indexed on chain ${p.chain_id} (yet)`);
+  if (!row)
+    throw new ApiError('not_found', `${token} is not indexed on chain ${p.chain_id} (yet)`, {
+      resource: 'token',
+      chain_id: p.chain_id,
+      token_address: token,
+    });
   const suite = deps.deployments.get(p.chain_id)?.suites.find((x) => x.id === row.suite_id);
   const holders = (
     await db

@@ -8,7 +8,10 @@ export function registerIpfsRoutes(app: FastifyInstance, pins: PinStore) {
   app.get('/ipfs/:cid', { schema: { hide: true } }, async (request, reply) => {
     const { cid } = request.params as { cid: string };
     const found = await pins.read(cid);
-    if (!found) throw new ApiError('not_found', `No pinned content ${cid.slice(0, 80)}`);
+    if (!found)
+      throw new ApiError('not_found', `No pinned content ${cid.slice(0, 80)}`, {
+        resource: 'pinned_content',
+      });
     return reply
       .header('content-type', found.contentType)
       .header('cache-control', 'public, max-age=31536000, immutable')

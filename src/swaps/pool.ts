@@ -92,9 +92,7 @@ export async function findLaunchPool(
   throw new ApiError(
     'not_found',
     `${token} is not a token launched by a launchpad suite on chain ${chainId}`,
-    {
-      chain_id: chainId,
-    },
+    { resource: 'token', chain_id: chainId, token_address: token },
   );
 }
 
