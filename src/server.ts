@@ -24,7 +24,7 @@ import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError } from './errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
 import { compileValidator, checkInput, validationProblem } from './http/validation.ts';
-import { ROUTES, type RouteConfig } from './routes/catalog.ts';
+import { type Operation, ROUTES, type RouteConfig } from './routes/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';
 import { registerLaunchRoutes } from './routes/launches.ts';
@@ -202,6 +202,17 @@ function clientError(docsUrl: string) {
   };
 }
 
+/**
+ * The operation a request is charged and limited as: the deprecated combined metadata form with
+ * `update_profile` is a document update (its weight and its pinning ceilings), not an on-chain one.
+ */
+function chargedAs(operation: Operation, body: unknown): Operation {
+  return operation === 'metadata_legacy_prepare' &&
+    (body as { operation?: unknown } | null)?.operation === 'update_profile'
+    ? 'metadata_document_prepare'
+    : operation;
+}
+
 /** One log line per request, when its response is done (fastify writes two: incoming and completed). */
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
@@ -352,7 +363,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       route.preValidation = [checkQuery, ...ownPreValidation];
       return;
     }
-    const { scope, operation } = config;
+    const { scope } = config;
     const authenticate: onRequestHookHandler = (request, _reply, done) => {
       let outcome: ReturnType<typeof auth.authenticate>;
       try {
@@ -375,6 +386,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const admit: preValidationHookHandler = (request, reply, done) => {
       const key = request.apiKey as ApiKeyRecord;
       const query = (request.query ?? {}) as Record<string, unknown>;
+      const operation = chargedAs(config.operation as Operation, request.body);
       const rule = UNITS[operation];
       const maxPage = limitsFor(key).maxPage;
       const oversized = rule.perRows !== undefined && pageSize(query) > maxPage;

@@ -322,6 +322,21 @@ describe('metadata and announcements', () => {
       400,
       'invalid_parameter',
     );
+    // update_profile is a document update: its successor Link, its weight and its pinning ceilings.
+    const profile = (n: number) =>
+      call(gw, `/v1/tokens/8453/${token}/metadata/prepare`, {
+        key,
+        method: 'POST',
+        body: { actor: creator, operation: 'update_profile', document: { description: `take ${n}` } },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
+    const first = await profile(1);
+    expect(first.status, first.body).toBe(200);
+    expect(first.headers.get('link')).toContain(`</v1/tokens/8453/${token}/metadata/document/prepare>`);
+    expect((await profile(2)).status).toBe(200);
+    expect(expectProblem(await profile(3), 429, 'quota_exceeded').violated_policies).toEqual([
+      'document-token-minute',
+    ]);
   });
 
   it('posts an announcement as the current creator only', async () => {

@@ -318,6 +318,14 @@ describe('routes and versioning', () => {
     },
   );
 
+  it('answers the deprecated search form with its sort and market like the focused route, not 400', async () => {
+    const r = await call(gw, '/v1/tokens?q=dog&sort=trending&market=standard', { key });
+    expect(r.status, r.body).not.toBe(400);
+    const direct = await call(gw, '/v1/tokens/search?q=dog&sort=trending&market=standard', { key });
+    expect(r.status).toBe(direct.status);
+    expect(r.headers.get('link')).toContain('</v1/tokens/search>; rel="successor-version"');
+  });
+
   it('does not mark focused or unrelated forms as deprecated', async () => {
     const r = await call(
       gw,

@@ -4668,6 +4668,8 @@ export interface operations {
             query: {
                 chain_id?: 8453 | 4663 | 143 | 5042;
                 q: string;
+                market?: "all" | "standard" | "rwa";
+                sort?: "newest" | "oldest" | "trending" | "liquidity" | "market_cap" | "volume_24h";
                 limit?: number;
                 cursor?: string;
             };

@@ -317,10 +317,10 @@ export function listTokens(
 /** Tokens whose name or symbol has every word of q (by word prefix), or the token at an address q. */
 export function searchTokens(
   deps: TokenReadDeps,
-  input: PageInput & { chain_id?: ChainId; q: string },
+  input: PageInput & { chain_id?: ChainId; q: string; market?: string; sort?: Sort },
 ): Promise<IndexedPage> {
-  const filters = { chain_id: input.chain_id, q: input.q };
-  return tokenPage(deps, 'token_search', filters, { ...input, sort: 'newest' });
+  const filters = { chain_id: input.chain_id, q: input.q, market: input.market ?? 'all' };
+  return tokenPage(deps, 'token_search', filters, { ...input, sort: input.sort ?? 'newest' });
 }
 
 /** The tokens a creator launched, newest first. */

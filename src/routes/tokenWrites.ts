@@ -23,6 +23,15 @@ type LegacyBody = OnchainMetadataBody & {
   document?: MetadataDocumentBody['document'];
 };
 
+/** The focused route of the deprecated combined form: the document update for update_profile. */
+function successorOf(url: string, operation: LegacyBody['operation'] | undefined): string {
+  const path = url.split('?')[0] ?? '';
+  return path.replace(
+    /\/prepare$/,
+    operation === 'update_profile' ? '/document/prepare' : '/onchain/prepare',
+  );
+}
+
 export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteDeps) {
   const target = (request: FastifyRequest) => {
     const p = request.params as { chain_id: ChainId; token_address: string };
@@ -60,13 +69,14 @@ export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteD
   app.route({
     ...legacy,
     schema: { ...legacy.schema, params: TokenParams, body: MetadataLegacyBody },
+    // Deprecation headers on every answer (errors included); the successor Link names the focused
+    // route the body's operation maps to, once the body has been read.
     onRequest: async (request, reply) => {
-      reply.headers(
-        deprecationHeaders(deps.settings.docsUrl, request.url.replace(/\/prepare$/, '/onchain/prepare')),
-      );
+      reply.headers(deprecationHeaders(deps.settings.docsUrl, successorOf(request.url, undefined)));
     },
-    handler: (request) => {
+    handler: (request, reply) => {
       const { operation, actor, ...rest } = request.body as LegacyBody;
+      reply.headers(deprecationHeaders(deps.settings.docsUrl, successorOf(request.url, operation)));
       if (operation === 'update_profile')
         return documentPrepare(request, { actor, document: rest.document ?? {} });
       const field = { update_name: 'name', update_symbol: 'symbol', update_extra_metadata: 'extra_metadata' }[

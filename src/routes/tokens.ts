@@ -84,6 +84,9 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         {
           chain_id: Type.Optional(ChainIdSchema()),
           q: Type.String({ minLength: 1, maxLength: 100 }),
+          // What the deprecated GET /tokens?q= form carried: it answers like this route, not 400.
+          market: Type.Optional(StringEnum(['all', 'standard', 'rwa'], { default: 'all' })),
+          sort: Type.Optional(StringEnum(SORTS, { default: 'newest' })),
           limit: PageLimit,
           cursor: PageCursor,
         },
@@ -91,8 +94,9 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
       ),
     },
     async (request) => {
-      const q = request.query as Query & { q: string };
-      return page(request, await searchTokens(deps, { ...pageOf(request), chain_id: q.chain_id, q: q.q }));
+      const q = request.query as Query & { q: string; market?: string; sort?: Sort };
+      const filters = { chain_id: q.chain_id, q: q.q, market: q.market, sort: q.sort };
+      return page(request, await searchTokens(deps, { ...pageOf(request), ...filters }));
     },
   );
 
