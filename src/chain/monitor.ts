@@ -23,6 +23,8 @@ export class ChainMonitor {
   private stopped = false;
   /** Resolves when every configured chain has been probed once. */
   readonly first: Promise<void>;
+  /** Whether `first` has resolved (so health need not wait for it). */
+  probed = false;
 
   constructor(
     private readonly chains: ChainClients,
@@ -44,7 +46,9 @@ export class ChainMonitor {
     }
     this.first = Promise.all(
       CHAIN_IDS.filter((id) => chains.isConfigured(id)).map((id) => this.loop(id)),
-    ).then(() => {});
+    ).then(() => {
+      this.probed = true;
+    });
   }
 
   /** Probes a chain now, then every interval until stopped; resolves after the first probe. */

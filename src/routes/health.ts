@@ -113,7 +113,8 @@ export function registerHealthRoutes(
           },
         ),
         // Until each chain has been probed once (just after start), wait a moment for it, not longer.
-        Promise.race([deps.monitor.first, new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref())]),
+        deps.monitor.probed ||
+          Promise.race([deps.monitor.first, new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref())]),
       ]);
       const chains = deps.monitor.status();
       const limiter = await deps.limiter.backend.ping().then(
