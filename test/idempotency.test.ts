@@ -172,6 +172,24 @@ describe.each(backends)('Idempotency-Key on $name', ({ env }) => {
     expect((await first).status).toBe(200);
   });
 
+  it('answers a duplicate of a running request 409 even when the ceiling would refuse a new one', async () => {
+    const key = await gw.createKey();
+    gw.clock.advance(60_000 - (gw.clock.now() % 60_000));
+    const wallet = '0x00000000000000000000000000000000000000f1';
+    const first = post(key, 'hold-ceiling', { hold: true, wallet });
+    await expect.poll(() => release !== undefined).toBe(true);
+    // Spend the wallet's swap-prepare ceiling (30 a minute) with other requests.
+    for (let i = 0; i < 29; i++) expect((await post(key, `fill-${i}`, { n: i, wallet })).status).toBe(200);
+    expect(
+      expectProblem(await post(key, 'one-more', { n: 99, wallet }), 429, 'quota_exceeded').violated_policies,
+    ).toEqual(['swap-prepare-wallet-minute']);
+    // The duplicate starts no new work: 409, not 429 with a minute to wait.
+    expectProblem(await post(key, 'hold-ceiling', { hold: true, wallet }), 409, 'idempotency_in_progress');
+    release?.();
+    release = undefined;
+    expect((await first).status).toBe(200);
+  });
+
   it('a record left running by a dead request is taken over after its lease', async () => {
     const key = await gw.createKey();
     const keyId = key.split('_')[2] as string;
