@@ -2,7 +2,7 @@
 // keccak256(abi.encode(creator, creatorSalt)), and accepts only addresses whose low byte is 0x01.
 import { randomBytes } from 'node:crypto';
 import { type Address, getAddress, type Hex } from 'viem';
-import { addressWord, mineCreate2Salt } from '../chain/create2.ts';
+import { addressWord, type Keccak, mineCreate2Salt } from '../chain/create2.ts';
 
 export const TOKEN_ADDRESS_SUFFIX = 0x01;
 
@@ -14,12 +14,16 @@ export interface LaunchSalt {
 }
 
 /** Mines a creatorSalt from a random start, so two launches of one creator never share a salt. */
-export function mineLaunchSalt(opts: {
-  tokenDeployer: Address;
-  creator: Address;
-  initCodeHash: Hex;
-}): LaunchSalt {
+export function mineLaunchSalt(
+  opts: {
+    tokenDeployer: Address;
+    creator: Address;
+    initCodeHash: Hex;
+  },
+  keccak?: Keccak,
+): LaunchSalt {
   const mined = mineCreate2Salt({
+    keccak,
     deployer: opts.tokenDeployer,
     initCodeHash: opts.initCodeHash,
     scope: addressWord(opts.creator),
