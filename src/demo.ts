@@ -137,19 +137,22 @@ export async function runDemo(input: DemoInput): Promise<void> {
 
   // 4. Buy with the native currency.
   const buyAmount = 10n ** 16n;
-  const buyQuote = ok(
-    'POST /v1/swaps/quote (buy)',
-    await api.POST('/v1/swaps/quote', {
-      body: {
-        chain_id: CHAIN_ID,
-        wallet: trader.address,
-        token_address: token,
-        side: 'buy',
-        amount_in_raw: buyAmount.toString(),
-        slippage_bps: 100,
-      },
-    }),
-  ).data;
+  /** The trader's quote for one side of the token, 1% slippage. */
+  const quoteFor = async (side: 'buy' | 'sell', amount: bigint) =>
+    ok(
+      `POST /v1/swaps/quote (${side})`,
+      await api.POST('/v1/swaps/quote', {
+        body: {
+          chain_id: CHAIN_ID,
+          wallet: trader.address,
+          token_address: token,
+          side,
+          amount_in_raw: amount.toString(),
+          slippage_bps: 100,
+        },
+      }),
+    ).data;
+  const buyQuote = await quoteFor('buy', buyAmount);
   const before = await balanceOf(rpc, token, trader.address);
   await swap(api, send, trader.address, buyQuote);
   const bought = (await balanceOf(rpc, token, trader.address)) - before;
@@ -162,19 +165,7 @@ export async function runDemo(input: DemoInput): Promise<void> {
 
   // 5. Sell half through Permit2: an approval transaction, a PermitSingle signature, then the swap.
   const sellAmount = bought / 2n;
-  const sellQuote = ok(
-    'POST /v1/swaps/quote (sell)',
-    await api.POST('/v1/swaps/quote', {
-      body: {
-        chain_id: CHAIN_ID,
-        wallet: trader.address,
-        token_address: token,
-        side: 'sell',
-        amount_in_raw: sellAmount.toString(),
-        slippage_bps: 100,
-      },
-    }),
-  ).data;
+  const sellQuote = await quoteFor('sell', sellAmount);
   const nativeBefore = await rpc.getBalance({ address: trader.address });
   const sold = await swap(api, send, trader.address, sellQuote);
   if (!sold.signed) throw new DemoError('the sell asked for no Permit2 signature');

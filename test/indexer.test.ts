@@ -17,7 +17,7 @@ import { UNISWAP } from '../src/chain/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { decimal } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
 import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -58,15 +58,7 @@ const get = async (path: string) => {
 };
 
 /** Waits until the index has reached the chain's head (the indexer polls every 20 ms). */
-async function indexed(): Promise<void> {
-  const head = await base.client.getBlockNumber({ cacheTime: 0 });
-  for (let i = 0; i < 500; i++) {
-    const r = await get('/v1/tokens?chain_id=8453&limit=1');
-    if (BigInt(r.json.meta.indexed_through_block ?? -1) >= head) return;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error('the index did not reach the head');
-}
+const indexed = () => waitIndexed(env.gw, env.key, base.client, get);
 
 /** Waits until market data has been refreshed at or past the chain's head (every 100 ms here). */
 async function refreshed(token: Address) {

@@ -24,7 +24,7 @@ import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { mineLaunchSalt } from '../src/launchpad/salt.ts';
 import { TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
 import { call, freshPostgres } from './support/gateway.ts';
 
 const FACTORY = A.LaunchFactoryAbi as Abi;
@@ -72,15 +72,7 @@ describe.each(['sqlite', 'postgres'] as const)('poison text from the chain, on %
 
   const get = (path: string) => call(env.gw, path, { key: env.key });
 
-  async function indexed(): Promise<void> {
-    const head = await base.client.getBlockNumber({ cacheTime: 0 });
-    for (let i = 0; i < 500; i++) {
-      const r = await get('/v1/tokens?chain_id=8453&limit=1');
-      if (BigInt(r.json.meta.indexed_through_block ?? -1) >= head) return;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-    throw new Error('the index did not reach the head');
-  }
+  const indexed = () => waitIndexed(env.gw, env.key, base.client);
 
   /** Launches through the factory with raw name and symbol bytes; returns the token. */
   async function launchRaw(creator: Address, name: Hex, symbol: Hex): Promise<Address> {

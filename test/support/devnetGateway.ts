@@ -1,6 +1,7 @@
 // A devnet and an in-process gateway on it, for the end-to-end route tests.
 import { type Devnet, devnetEnv, startDevnet } from '../../src/devnet/devnet.ts';
-import { startGateway, type TestGateway, tempDir } from './gateway.ts';
+import type { PublicClient } from 'viem';
+import { call, type Reply, startGateway, type TestGateway, tempDir } from './gateway.ts';
 import { freePortRange } from './net.ts';
 
 export interface DevnetGateway {
@@ -25,4 +26,20 @@ export async function startDevnetGateway(env: Record<string, string> = {}): Prom
       await devnet.stop();
     },
   };
+}
+
+/** Waits until a gateway's index has reached the chain's head (for an indexer polling every few ms). */
+export async function waitIndexed(
+  gw: { origin: string },
+  key: string,
+  client: PublicClient,
+  get: (path: string) => Promise<Reply> = (path) => call(gw, path, { key }),
+): Promise<void> {
+  const head = await client.getBlockNumber({ cacheTime: 0 });
+  for (let i = 0; i < 500; i++) {
+    const r = await get('/v1/tokens?chain_id=8453&limit=1');
+    if (BigInt(r.json.meta.indexed_through_block ?? -1) >= head) return;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error('the index did not reach the head');
 }
