@@ -407,12 +407,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       // in-flight cap: it starts no new work (it is answered from the record, or 409, before the handler).
       const idemKey = config.idempotency ? request.headers['idempotency-key'] : undefined;
       if (typeof idemKey === 'string' && !baseOnly) {
-        const print = fingerprint(
-          request.method,
-          request.routeOptions.url ?? '',
-          request.params,
-          request.body,
-        );
+        // The record's fingerprint is of the validated body (schema defaults applied): match it.
+        const body = structuredClone(request.body);
+        request.getValidationFunction('body')?.(body);
+        const print = fingerprint(request.method, request.routeOptions.url ?? '', request.params, body);
         idempotency.answered(key.keyId, idemKey.replace(/^"(.*)"$/, '$1'), print).then(
           (answered) => charge(answered),
           () => charge(false),

@@ -166,6 +166,16 @@ describe('POST /v1/launches/prepare', () => {
     const again = await prepare(b, idem);
     expect(again.status).toBe(200);
     expect(again.json.data).toEqual(first.json.data);
+    // In the same minute the creator's launch ceiling (1 a minute) would refuse a new launch; a replay
+    // starts no new work, so it is still answered.
+    const sameMinute = await call(gw, '/v1/launches/prepare', {
+      key,
+      method: 'POST',
+      body: b,
+      headers: { 'idempotency-key': idem },
+    });
+    expect(sameMinute.status, sameMinute.body).toBe(200);
+    expect(sameMinute.headers.get('idempotent-replayed')).toBe('true');
     expect(readdirSync(join(gw.settings.dataDir, 'ipfs')).length).toBe(pinned);
     // A new key prepares anew: another salt, so another token address.
     const fresh = await prepare(b);
