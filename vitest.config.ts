@@ -12,5 +12,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Tests never join the public IPFS network (this machine has no internet, and it is not what they
+    // test); the test of IPFS_NETWORK=on sets it itself. Spawned gateways inherit this.
+    env: { IPFS_NETWORK: 'off' },
   },
 });

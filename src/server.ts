@@ -40,8 +40,9 @@ import { Metrics } from './http/metrics.ts';
 import { QUOTE_LIFETIME_MS } from './swaps/quoteClaims.ts';
 import { loadGatewaySecret, QuoteSigner } from './swaps/quoteId.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
-import { PinnedDocuments } from './pinning/documents.ts';
-import { pinStoreFor } from './pinning/pinStore.ts';
+import { MetadataDocuments } from './pinning/documents.ts';
+import { type IpfsNode, startIpfsNode } from './pinning/ipfsNode.ts';
+import { importDataDirPins, IpfsPinStore } from './pinning/pinStore.ts';
 import { Deployments } from './launchpad/deployments.ts';
 import { registerDocRoutes } from './routes/docs.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -85,6 +86,10 @@ declare module 'fastify' {
     admission: import('./http/limits/limits.ts').Admission | null;
     idempotencyKey: string | undefined;
     idempotency: import('./http/idempotency.ts').IdempotencyState | null;
+  }
+  interface FastifyInstance {
+    /** The gateway's IPFS node (for the ready banner and tests: its multiaddrs). */
+    ipfs: IpfsNode;
   }
 }
 
@@ -519,11 +524,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   }
   registerHealthRoutes(app, { ...routeDeps, monitor });
   registerConfigRoutes(app, routeDeps);
-  const pins = pinStoreFor(database, settings.dataDir);
+  const ipfs = await startIpfsNode(database, settings);
+  app.decorate('ipfs', ipfs);
+  app.addHook('onClose', async () => ipfs.stop());
+  const imported = await importDataDirPins(database, settings.dataDir);
+  if (imported > 0) app.log.info({ imported }, 'pins of the data dir moved into the IPFS node');
+  const pins = new IpfsPinStore(database, ipfs, settings.pinning);
+  const documents = new MetadataDocuments(ipfs, settings.ipfsFetchTimeoutMs);
   // The worker thread starts on the first launch; `launchpad start` warms it ahead (src/cli.ts).
   const saltMiner = deps.saltMiner ?? new SaltMiner();
   app.addHook('onClose', async () => saltMiner.close());
-  registerIpfsRoutes(app, pins);
+  registerIpfsRoutes(app, { pins, documents, ipfs });
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
   const secret = await loadGatewaySecret(database, settings.dataDir, settings.quoteSecret);
   const quotes = new QuoteSigner(
@@ -538,7 +549,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   );
   registerSwapRoutes(app, { ...routeDeps, quotes });
   registerClaimRoutes(app, routeDeps);
-  const documents = new PinnedDocuments(pins);
   registerTokenWriteRoutes(app, { ...routeDeps, pins, documents });
   registerTransactionRoutes(app, routeDeps);
   const cursors = new Cursors(secret);

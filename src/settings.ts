@@ -45,6 +45,15 @@ export interface Settings {
   planLifetimeMs: { default: number; swap: number };
   /** LIMITS=off disables rate limits and quotas entirely. */
   limitsOff: boolean;
+  /** `on`: the IPFS node joins the public network and announces pins; `off`: loopback and IPFS_PEERS only. */
+  ipfsNetwork: 'on' | 'off';
+  ipfsListen: string[];
+  ipfsPeers: string[];
+  ipfsGatewayUrl: string | undefined;
+  /** How long a document (or image) not pinned here is looked for on IPFS. */
+  ipfsFetchTimeoutMs: number;
+  /** The operator's IPFS Pinning Service API endpoint; the token is never logged. */
+  pinning: { url: string; token: string; timeoutMs: number } | undefined;
 }
 
 export class SettingsError extends Error {}
@@ -97,6 +106,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
     rpcUrls[chainId] = urls;
   }
+  const pinningUrl = env.PINNING_URL || undefined;
+  if (pinningUrl && !/^https?:\/\//.test(pinningUrl))
+    throw new SettingsError('PINNING_URL must be an http(s) URL');
+  if (pinningUrl && !env.PINNING_TOKEN) throw new SettingsError('PINNING_URL needs PINNING_TOKEN');
+  const ipfsGatewayUrl = env.IPFS_GATEWAY_URL || undefined;
+  if (ipfsGatewayUrl && !/^https?:\/\//.test(ipfsGatewayUrl)) {
+    throw new SettingsError('IPFS_GATEWAY_URL must be an http(s) URL');
+  }
+  const manifestsDir = resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS);
+  const devnet = devnetMode(env.DEVNET);
+  // The devnet's content is of no use to the world: there the node stays off the public network by default.
+  const onDevnet =
+    manifestsDir !== PRODUCTION_MANIFESTS || (devnet === 'auto' && Object.keys(rpcUrls).length === 0);
+  const ipfsNetwork = onOff(env, 'IPFS_NETWORK', onDevnet ? 'off' : 'on');
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const publicUrl = trimSlash(env.PUBLIC_URL || `http://${displayHost}:${port}`);
   return {
@@ -112,15 +135,26 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     rpcTimeoutMs: int(env, 'RPC_TIMEOUT_MS', 5000, 1),
     logLevel: env.LOG_LEVEL || 'info',
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1),
-    trustedProxies: (env.TRUSTED_PROXIES ?? '')
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean),
+    trustedProxies: list(env.TRUSTED_PROXIES) ?? [],
     redisUrl: env.REDIS_URL || undefined,
     limitsOff: env.LIMITS === 'off',
     devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
-    devnet: devnetMode(env.DEVNET),
-    manifestsDir: resolve(env.MANIFESTS_DIR || PRODUCTION_MANIFESTS),
+    devnet,
+    manifestsDir,
+    ipfsNetwork,
+    ipfsListen: list(env.IPFS_LISTEN) ?? [
+      ipfsNetwork === 'on' ? '/ip4/0.0.0.0/tcp/4001' : '/ip4/127.0.0.1/tcp/0',
+    ],
+    ipfsPeers: list(env.IPFS_PEERS) ?? [],
+    ipfsGatewayUrl: ipfsGatewayUrl && trimSlash(ipfsGatewayUrl),
+    ipfsFetchTimeoutMs: int(env, 'IPFS_FETCH_TIMEOUT_MS', 5000, 10, 120_000),
+    pinning: pinningUrl
+      ? {
+          url: trimSlash(pinningUrl),
+          token: env.PINNING_TOKEN as string,
+          timeoutMs: int(env, 'PINNING_TIMEOUT_MS', 60_000, 100, 600_000),
+        }
+      : undefined,
     quoteSecret: env.QUOTE_SECRET || undefined,
     healthProbeMs: int(env, 'HEALTH_PROBE_MS', 2000, 50, 3_600_000),
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -133,6 +167,22 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,
     },
   };
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: 'on' | 'off'): 'on' | 'off' {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (value === 'on' || value === 'off') return value;
+  throw new SettingsError(`${name} must be on or off`);
+}
+
+/** A comma-separated list, or undefined when unset. */
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 function devnetMode(value: string | undefined): 'auto' | 'off' {

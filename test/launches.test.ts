@@ -1,8 +1,6 @@
 // POST /v1/launches/prepare end to end: prepare over HTTP, sign and send every step as the creator's
 // wallet, then check the chain (token at the predicted address, metadata resolvable, pool tradable).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Abi, type Address, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchFactoryAbi, LaunchTokenAbi } from '../contracts/artifacts/index.ts';
@@ -162,7 +160,14 @@ describe('POST /v1/launches/prepare', () => {
     const idem = randomUUID();
     const first = await prepare(b, idem);
     expect(first.status).toBe(200);
-    const pinned = readdirSync(join(gw.settings.dataDir, 'ipfs')).length;
+    const pinCount = async () =>
+      (
+        await gw.database.db
+          .selectFrom('pins')
+          .select((e) => e.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const pinned = await pinCount();
     const again = await prepare(b, idem);
     expect(again.status).toBe(200);
     expect(again.json.data).toEqual(first.json.data);
@@ -176,7 +181,7 @@ describe('POST /v1/launches/prepare', () => {
     });
     expect(sameMinute.status, sameMinute.body).toBe(200);
     expect(sameMinute.headers.get('idempotent-replayed')).toBe('true');
-    expect(readdirSync(join(gw.settings.dataDir, 'ipfs')).length).toBe(pinned);
+    expect(await pinCount()).toBe(pinned);
     // A new key prepares anew: another salt, so another token address.
     const fresh = await prepare(b);
     expect(fresh.json.data.predicted_token_address).not.toBe(first.json.data.predicted_token_address);

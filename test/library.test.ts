@@ -7,13 +7,15 @@ import {
   ChainClients,
   Deployments,
   getConfig,
-  LocalPinStore,
+  IpfsPinStore,
   loadSettings,
+  openDatabase,
   prepareLaunch,
   prepareSwap,
   QuoteSigner,
   quoteSwap,
   SaltMiner,
+  startIpfsNode,
   systemClock,
 } from 'launchpad-gateway';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
@@ -41,13 +43,15 @@ afterAll(async () => {
 describe("import { prepareLaunch, quoteSwap, prepareSwap } from 'launchpad-gateway'", () => {
   it('prepares a launch and a buy in-process whose plans really execute', async () => {
     const dataDir = tempDir();
-    const settings = loadSettings({ LAUNCHPAD_DATA_DIR: dataDir });
+    const settings = loadSettings({ LAUNCHPAD_DATA_DIR: dataDir, IPFS_NETWORK: 'off' });
+    const database = await openDatabase(settings);
+    const ipfs = await startIpfsNode(database, settings);
     const deps = {
       settings,
       chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
       clock: systemClock,
       deployments: Deployments.load(join(devnet.chains[0]?.manifest_path as string, '..')),
-      pins: new LocalPinStore(dataDir),
+      pins: new IpfsPinStore(database, ipfs),
       saltMiner,
     };
     const { config } = await getConfig(deps, {
@@ -94,5 +98,7 @@ describe("import { prepareLaunch, quoteSwap, prepareSwap } from 'launchpad-gatew
       .transaction;
     await chain.send(trader, tx.to, tx.data, BigInt(tx.value));
     expect(await chain.balance(token, trader)).toBeGreaterThanOrEqual(BigInt(quote.minimum_out_raw));
+    await ipfs.stop();
+    await database.close();
   }, 60_000);
 });

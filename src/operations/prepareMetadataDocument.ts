@@ -79,8 +79,9 @@ export async function prepareMetadataDocument(deps: TokenWriteDeps, input: Prepa
     requireCreator(rights, actor);
     requireEditable(rights);
     const [name, symbol, contractUri] = rights.extra as [string, string, string];
-    // The current document, when this gateway pinned it; otherwise the update starts from name and symbol.
-    const current = (await deps.documents.get(contractUri ?? '')) ?? {};
+    // The current ipfs:// document, wherever it was pinned (a 504 when IPFS cannot give it: an update must
+    // not erase the profile); for any other URI the update starts from name and symbol.
+    const current = (await deps.documents.require(contractUri ?? '')) ?? {};
     const imageUri = image ? `ipfs://${await deps.pins.pin(image.bytes, image.type)}` : update.image_uri;
     const merged: Record<string, unknown> = {
       ...current,

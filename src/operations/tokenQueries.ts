@@ -15,9 +15,12 @@ import { marketRecord } from '../indexer/marketData.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import { type MetadataDocument, type PinnedDocuments, publicUrlOf } from '../pinning/documents.ts';
+import { type MetadataDocument, type MetadataDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { Settings } from '../settings.ts';
 import type { AnnouncementsTable, Database, TokenMarketTable, TokensTable } from '../store/db.ts';
+
+/** How long a list waits for a document not yet read (a single token waits the full fetch time). */
+const LIST_DOCUMENT_WAIT_MS = 1000;
 
 export interface TokenReadDeps {
   settings: Settings;
@@ -26,7 +29,7 @@ export interface TokenReadDeps {
   clock: Clock;
   deployments: Deployments;
   cursors: Cursors;
-  documents: PinnedDocuments;
+  documents: MetadataDocuments;
 }
 
 /** One page of an indexed list, and how far the index reached (per chain when it spans chains). */
@@ -289,7 +292,8 @@ async function tokenPage(
         ]);
   // Every list record carries market_data (data_status says pending before the first refresh).
   const include = new Set(['market']);
-  const docs = await Promise.all(found.map((t) => deps.documents.get(t.metadata_uri)));
+  // Documents pinned elsewhere get a short wait; a fetch that takes longer goes on for the next list.
+  const docs = await Promise.all(found.map((t) => deps.documents.get(t.metadata_uri, LIST_DOCUMENT_WAIT_MS)));
   return {
     items: found.map((t, i) =>
       tokenRecord(

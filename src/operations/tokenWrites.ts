@@ -3,7 +3,7 @@ import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import type { PinnedDocuments } from '../pinning/documents.ts';
+import type { MetadataDocuments } from '../pinning/documents.ts';
 import type { PinStore } from '../pinning/pinStore.ts';
 import type { Settings } from '../settings.ts';
 
@@ -13,7 +13,7 @@ export interface TokenWriteDeps {
   clock: Clock;
   deployments: Deployments;
   pins: PinStore;
-  documents: PinnedDocuments;
+  documents: MetadataDocuments;
 }
 
 export const atLeastOne = (what: string) =>

@@ -1,79 +1,93 @@
-// Where launch images and metadata documents are pinned: content-addressed files in the data dir for the
-// embedded default, or the database's `pins` table on PostgreSQL, so that every replica serves every pin
-// at /ipfs/<cid>. The CID is computed from the bytes, so content is never stored twice and reading it
-// back proves the pin.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// Where launch images and metadata documents are pinned: the gateway's IPFS node, whose blocks live in the
+// database (every replica on one PostgreSQL serves every pin at /ipfs/<cid>), plus one `pins` row per
+// pin for what a block cannot say (content type). With PINNING_URL set, each pin is also held by the
+// operator's pinning service before it is returned.
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { CID } from 'multiformats/cid';
+import * as raw from 'multiformats/codecs/raw';
+import { sha256 } from 'multiformats/hashes/sha2';
 import type { Database } from '../store/db.ts';
-import { RAW_CID_PATTERN, rawCid } from './cid.ts';
+import { SqlBlockstore } from './blockstore.ts';
+import type { IpfsNode } from './ipfsNode.ts';
+import { parseCid } from './ipfsNode.ts';
+import { pinRemotely, type RemotePinning } from './remotePinning.ts';
+
+/** The largest pinned file: a 2 MB image with room to spare. */
+const MAX_PINNED_BYTES = 4 * 1024 * 1024;
 
 export interface PinStore {
-  /** Pins the bytes and returns their CID once they are stored and verified. */
+  /** Pins the bytes and returns their CID once they are stored (and, when configured, pinned remotely). */
   pin(content: Uint8Array, contentType: string): Promise<string>;
+  /** Pinned content by CID, or null when this gateway did not pin it. */
   read(cid: string): Promise<{ content: Buffer; contentType: string } | null>;
 }
 
-export class LocalPinStore implements PinStore {
-  private readonly dir: string;
-
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, 'ipfs');
-    mkdirSync(this.dir, { recursive: true });
-  }
-
-  async pin(content: Uint8Array, contentType: string): Promise<string> {
-    const cid = rawCid(content);
-    const file = join(this.dir, cid);
-    if (!existsSync(file)) {
-      // Write then rename: a reader never sees half a file, and concurrent pins of one CID agree.
-      const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      writeFileSync(tmp, content);
-      writeFileSync(`${file}.type`, contentType);
-      renameSync(tmp, file);
-    }
-    if (rawCid(readFileSync(file)) !== cid) throw new Error(`pinned content of ${cid} does not verify`);
-    return cid;
-  }
-
-  async read(cid: string): Promise<{ content: Buffer; contentType: string } | null> {
-    if (!RAW_CID_PATTERN.test(cid)) return null;
-    const file = join(this.dir, cid);
-    if (!existsSync(file)) return null;
-    const typeFile = `${file}.type`;
-    const contentType = existsSync(typeFile) ? readFileSync(typeFile, 'utf8') : 'application/octet-stream';
-    return { content: readFileSync(file), contentType };
-  }
-}
-
-/** Pins in the database: one row per CID, shared by every gateway on it. */
-export class DatabasePinStore implements PinStore {
-  constructor(private readonly database: Database) {}
+export class IpfsPinStore implements PinStore {
+  constructor(
+    private readonly database: Database,
+    private readonly node: IpfsNode,
+    private readonly remote?: RemotePinning,
+  ) {}
 
   async pin(content: Uint8Array, contentType: string): Promise<string> {
-    const cid = rawCid(content);
+    const cid = await this.node.add(content);
+    const text = cid.toString();
     await this.database.db
       .insertInto('pins')
-      .values({ cid, content_type: contentType, content: Buffer.from(content), created_at: Date.now() })
+      .values({ cid: text, content_type: contentType, created_at: Date.now() })
       .onConflict((oc) => oc.column('cid').doNothing())
       .execute();
-    const stored = await this.read(cid);
-    if (!stored || rawCid(stored.content) !== cid)
-      throw new Error(`pinned content of ${cid} does not verify`);
-    return cid;
+    if (this.remote) {
+      await pinRemotely(this.remote, {
+        cid: text,
+        name: `launchpad-gateway ${contentType}`,
+        origins: this.node.multiaddrs(),
+      });
+    }
+    this.node.provide(cid);
+    return text;
   }
 
-  async read(cid: string): Promise<{ content: Buffer; contentType: string } | null> {
-    if (!RAW_CID_PATTERN.test(cid)) return null;
+  async read(text: string): Promise<{ content: Buffer; contentType: string } | null> {
+    const cid = parseCid(text);
+    if (!cid || cid.toString() !== text) return null;
     const row = await this.database.db
       .selectFrom('pins')
-      .select(['content', 'content_type'])
-      .where('cid', '=', cid)
+      .select('content_type')
+      .where('cid', '=', text)
       .executeTakeFirst();
-    return row ? { content: Buffer.from(row.content), contentType: row.content_type } : null;
+    if (!row) return null;
+    const content = await this.node.cat(cid, { maxBytes: MAX_PINNED_BYTES, timeoutMs: 5000, offline: true });
+    return { content, contentType: row.content_type };
   }
 }
 
-/** The pin store of a gateway: the database's on PostgreSQL (shared by replicas), else the data dir's. */
-export function pinStoreFor(database: Database, dataDir: string): PinStore {
-  return database.kind === 'postgres' ? new DatabasePinStore(database) : new LocalPinStore(dataDir);
+/**
+ * Moves the pins of an earlier version's data dir (`<data dir>/ipfs/<cid>` files and their `.type`) into
+ * the node: every one is a single raw block, so its CID does not change. The folder is then renamed.
+ */
+export async function importDataDirPins(database: Database, dataDir: string): Promise<number> {
+  const dir = join(dataDir, 'ipfs');
+  if (!existsSync(dir)) return 0;
+  const blocks = new SqlBlockstore(database);
+  let count = 0;
+  for (const name of readdirSync(dir)) {
+    const cid = parseCid(name);
+    if (!cid || name.includes('.')) continue;
+    const bytes = readFileSync(join(dir, name));
+    const digest = await sha256.digest(bytes);
+    if (!CID.createV1(raw.code, digest).equals(cid)) continue; // not what its name says: left behind
+    const typeFile = join(dir, `${name}.type`);
+    const contentType = existsSync(typeFile) ? readFileSync(typeFile, 'utf8') : 'application/octet-stream';
+    await blocks.put(cid, bytes);
+    await database.db
+      .insertInto('pins')
+      .values({ cid: name, content_type: contentType, created_at: Date.now() })
+      .onConflict((oc) => oc.column('cid').doNothing())
+      .execute();
+    count++;
+  }
+  renameSync(dir, join(dataDir, 'ipfs.imported'));
+  return count;
 }

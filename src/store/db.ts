@@ -203,7 +203,8 @@ export interface Tables {
   token_updates: TokenUpdatesTable;
   skipped_logs: SkippedLogsTable;
   gateway_secrets: { name: string; value: string; created_at: number | string | bigint };
-  pins: { cid: string; content_type: string; content: Buffer; created_at: number | string | bigint };
+  pins: { cid: string; content_type: string; created_at: number | string | bigint };
+  ipfs_blocks: { key: string; bytes: Buffer };
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;

@@ -1,5 +1,7 @@
 // Schema migrations, in code, applied in order at start (kysely's Migrator keeps the record and the lock).
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { CID } from 'multiformats/cid';
+import { blockKey } from '../pinning/blockstore.ts';
 
 // Migrations run against whatever schema exists at their point in history, so they take an untyped db.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -355,6 +357,26 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .addColumn('content', kind === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
+    },
+  },
+  '0011_ipfs_blocks': {
+    async up(db: AnyDb) {
+      // The IPFS node's blockstore: blocks by multihash (base32), shared by every replica on the database.
+      // A pin row keeps only what the block cannot say (content type, when); its bytes move to a block.
+      await db.schema
+        .createTable('ipfs_blocks')
+        .addColumn('key', 'varchar(120)', (c) => c.primaryKey())
+        .addColumn('bytes', kind === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+        .execute();
+      const rows = await db.selectFrom('pins').select(['cid', 'content']).execute();
+      for (const row of rows) {
+        await db
+          .insertInto('ipfs_blocks')
+          .values({ key: blockKey(CID.parse(row.cid as string)), bytes: row.content })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .execute();
+      }
+      await db.schema.alterTable('pins').dropColumn('content').execute();
     },
   },
 });

@@ -1,4 +1,5 @@
 // Starts a real gateway on 127.0.0.1 (a random port) for a test, with a manual clock and its own data dir.
+import type { IpfsNode } from '../../src/pinning/ipfsNode.ts';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import pg from 'pg';
@@ -25,6 +26,8 @@ export interface TestGateway {
   keys: ApiKeyStore;
   clock: ManualClock;
   limiter: Limiter;
+  /** The gateway's IPFS node (multiaddrs for a test's own IPFS node to dial). */
+  ipfs: IpfsNode;
   createKey(options?: Partial<NewKeyOptions>): Promise<string>;
   close(): Promise<void>;
 }
@@ -69,6 +72,7 @@ export async function startGateway(
     keys,
     clock,
     limiter,
+    ipfs: app.ipfs,
     async createKey(options = {}) {
       const { key } = await keys.create(
         { plan: 'developer', scopes: ['*'], origins: [], overrides: UNLIMITED, ...options },
