@@ -1,10 +1,11 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer)
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer, ipfs)
 // runs one section.
 import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
 import { benchHttp } from './http.ts';
 import { benchIndexer } from './indexer.ts';
+import { benchIpfs } from './ipfs.ts';
 import { benchLaunch } from './launch.ts';
 import { benchLimits } from './limits.ts';
 import { benchSwaps } from './swaps.ts';
@@ -18,3 +19,4 @@ if (!only || only === 'config') await benchConfig();
 if (!only || only === 'launch') await benchLaunch();
 if (!only || only === 'swaps') await benchSwaps();
 if (!only || only === 'indexer') await benchIndexer();
+if (!only || only === 'ipfs') await benchIpfs();

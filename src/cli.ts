@@ -200,7 +200,9 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const origin = `http://${host}:${port}`;
   const devKey = devnet ? await firstDevKey(database, settings) : undefined;
-  process.stdout.write(readyBanner({ origin, settings, devnet: devnet !== undefined, devKey }));
+  process.stdout.write(
+    readyBanner({ origin, settings, devnet: devnet !== undefined, devKey, ipfs: app.ipfs.multiaddrs() }),
+  );
 }
 
 /**
@@ -232,7 +234,13 @@ async function firstDevKey(database: Database, settings: Settings): Promise<stri
 }
 
 /** What a first run needs to know: where the API and its docs are, the state, the chains, a key. */
-function readyBanner(o: { origin: string; settings: Settings; devnet: boolean; devKey?: string }): string {
+function readyBanner(o: {
+  origin: string;
+  settings: Settings;
+  devnet: boolean;
+  devKey?: string;
+  ipfs: string[];
+}): string {
   const chains = CHAIN_IDS.map((id) => {
     const urls = o.settings.rpcUrls[id] ?? [];
     return `    ${String(id).padEnd(5)} ${CHAINS[id].name.padEnd(16)} ${urls.length ? urls.join(', ') : '(no RPC_URL_' + id + ')'}`;
@@ -250,6 +258,7 @@ function readyBanner(o: { origin: string; settings: Settings; devnet: boolean; d
     `launchpad gateway ready at ${o.origin}/v1`,
     `  docs      ${o.origin}/docs`,
     `  data dir  ${o.settings.dataDir}${o.settings.databaseUrl ? ' (database: PostgreSQL)' : ''}`,
+    `  ipfs      ${o.ipfs[0] ?? '(not listening)'} (IPFS_NETWORK=${o.settings.ipfsNetwork})`,
     `  chains${o.devnet ? '    (local devnet)' : ''}`,
     ...chains,
     ...key,

@@ -1,6 +1,6 @@
 // Two gateway processes as replicas: one PostgreSQL (a private cluster, restarted here), one Redis
 // (stopped and started here), the devnet, data dirs of their own. What one replica issued, the other
-// honours (quote ids, pins); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
+// honours (quote ids, pins made by either); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
 // never 500, and service comes back by itself; no idempotency record is lost.
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -124,6 +124,17 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
     expect(Buffer.from(await fromB.arrayBuffer())).toEqual(Buffer.from(PNG, 'base64'));
     const doc = await fetch(`${b.origin}/ipfs/${(launch.json.data.metadata_uri as string).slice(7)}`);
     expect(await doc.json()).toMatchObject({ name: 'Replica', symbol: 'RPLC', description: 'two' });
+    // And the other way: B pins a new document (merged with the one A pinned), A serves it.
+    const token = launch.json.data.predicted_token_address as Address;
+    const update = await post(
+      b.origin,
+      `/v1/tokens/8453/${token}/metadata/document/prepare`,
+      { actor: creator, document: { telegram: 'https://t.me/replica' } },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(update.status, update.body).toBe(200);
+    const fromA = await fetch(`${a.origin}/ipfs/${(update.json.data.metadata_uri as string).slice(7)}`);
+    expect(await fromA.json()).toMatchObject({ description: 'two', telegram: 'https://t.me/replica' });
 
     // Quote on A, prepare on B: the signing secret is the database's, shared.
     await chain.advance(30);
