@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
+import { CID } from 'multiformats/cid';
 import { MetadataDocuments } from '../src/pinning/documents.ts';
 import { startIpfsNode } from '../src/pinning/ipfsNode.ts';
 import { IpfsPinStore } from '../src/pinning/pinStore.ts';
@@ -47,15 +49,12 @@ export async function benchIpfs(): Promise<void> {
         const bytes = randomBytes(size);
         insert.push(
           await timed(() =>
-            dbA.db
-              .insertInto('bench_blobs')
-              .values({ k: String(i), v: bytes } as never)
-              .execute(),
+            sql`insert into bench_blobs (k, v) values (${String(i)}, ${bytes})`.execute(dbA.db),
           ),
         );
         let cid = '';
         pin.push(await timed(async () => (cid = await pins.pin(bytes, 'application/octet-stream'))));
-        const parsed = (await import('multiformats/cid')).CID.parse(cid);
+        const parsed = CID.parse(cid);
         local.push(await timed(() => a.cat(parsed, { maxBytes: 4e6, timeoutMs: 5000, offline: true })));
         fetch.push(await timed(() => b.cat(parsed, { maxBytes: 4e6, timeoutMs: 5000 })));
       }
