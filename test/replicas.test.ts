@@ -108,6 +108,7 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
           image_base64: PNG,
           image_type: 'image/png',
           description: 'two',
+          editable_metadata: true,
         },
       },
       { 'idempotency-key': randomUUID() },

@@ -3,17 +3,7 @@
 // (IPFS_PEERS) or that dial it; with IPFS_NETWORK=on it joins the public network (bootstrap peers, the
 // Amino DHT, AutoNAT) and announces what it pins. IPFS_GATEWAY_URL adds a trustless HTTP gateway as a
 // source of blocks. Every block read from elsewhere is verified against its CID by Helia.
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { withBitswap } from '@helia/bitswap';
-import { withHTTP } from '@helia/http';
-import { withLibp2pLight } from '@helia/libp2p';
-import { unixfs, type UnixFS } from '@helia/unixfs';
-import { identify } from '@libp2p/identify';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
-import { MemoryDatastore } from 'datastore-core';
-import { createHeliaLight } from 'helia';
+import type { UnixFS } from '@helia/unixfs';
 import { CID } from 'multiformats/cid';
 import type { Database } from '../store/db.ts';
 import { SqlBlockstore } from './blockstore.ts';
@@ -52,7 +42,9 @@ const BOOTSTRAP_PEERS = [
 ];
 
 /** Libp2p services for the public network, loaded only when IPFS_NETWORK=on. */
-async function publicNetwork(): Promise<Record<string, unknown>> {
+async function publicNetwork(
+  identify: typeof import('@libp2p/identify').identify,
+): Promise<Record<string, unknown>> {
   const [{ bootstrap }, { kadDHT }, { autoNAT }, { ping }] = await Promise.all([
     import('@libp2p/bootstrap'),
     import('@libp2p/kad-dht'),
@@ -72,7 +64,33 @@ async function publicNetwork(): Promise<Record<string, unknown>> {
 
 /** Starts the node on the database's blockstore. */
 export async function startIpfsNode(database: Database, settings: IpfsSettings): Promise<IpfsNode> {
-  const network = settings.ipfsNetwork === 'on' ? await publicNetwork() : {};
+  // Loaded here, not at the top: the libp2p graph costs about a second, and only a serving gateway needs it.
+  const [
+    { noise },
+    { yamux },
+    { withBitswap },
+    { withHTTP },
+    { withLibp2pLight },
+    { unixfs },
+    { identify },
+    { tcp },
+    { multiaddr },
+    { MemoryDatastore },
+    { createHeliaLight },
+  ] = await Promise.all([
+    import('@chainsafe/libp2p-noise'),
+    import('@chainsafe/libp2p-yamux'),
+    import('@helia/bitswap'),
+    import('@helia/http'),
+    import('@helia/libp2p'),
+    import('@helia/unixfs'),
+    import('@libp2p/identify'),
+    import('@libp2p/tcp'),
+    import('@multiformats/multiaddr'),
+    import('datastore-core'),
+    import('helia'),
+  ]);
+  const network = settings.ipfsNetwork === 'on' ? await publicNetwork(identify) : {};
   const light = createHeliaLight({
     blockstore: new SqlBlockstore(database),
     datastore: new MemoryDatastore(),
