@@ -19,6 +19,7 @@ import {
   type PinningService,
   startIpfsPeer,
   startPinningService,
+  startTrustlessGateway,
 } from './support/ipfsPeer.ts';
 
 const PNG =
@@ -222,6 +223,50 @@ describe('the IPFS node', () => {
     const served = await fetch(`${g.origin}/ipfs/${cid}`);
     expect(served.headers.get('content-type')).toBe('application/json');
     expect(await served.json()).toEqual({ hello: 'world' });
+  });
+});
+
+describe('IPFS_GATEWAY_URL (a trustless HTTP gateway)', () => {
+  it('reads a document through the gateway, verified: forged bytes are refused', async () => {
+    const http = await startTrustlessGateway(peer);
+    try {
+      const creator = chain.account(8);
+      const docCid = await peer.add(
+        Buffer.from(JSON.stringify({ name: 'Via HTTP', description: 'trustless' })),
+      );
+      const forgedCid = await peer.add(
+        Buffer.from(JSON.stringify({ name: 'Forged', description: 'original' })),
+      );
+      const { token } = await chain.launch(creator, { contractURI: `ipfs://${docCid}` });
+      // No IPFS_PEERS: the HTTP gateway is the only way to the blocks.
+      const { g, key: k } = await gateway({ IPFS_GATEWAY_URL: http.url, IPFS_FETCH_TIMEOUT_MS: '2000' });
+      const indexer2 = startIndexer({
+        database: g.database,
+        chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
+        deployments: Deployments.load(g.settings.manifestsDir),
+        chainIds: [8453],
+        pollMs: 20,
+        marketRefreshMs: 1000,
+      });
+      try {
+        await waitIndexed(g, k, chain.client);
+        const record = await call(g, `/v1/tokens/8453/${token}`, { key: k });
+        expect(record.json.data.token.description).toBe('trustless');
+        expect(http.requests).toBeGreaterThan(0);
+        http.tamper = true;
+        const { token: forgedToken } = await chain.launch(chain.account(9), {
+          contractURI: `ipfs://${forgedCid}`,
+        });
+        await waitIndexed(g, k, chain.client);
+        const forged = await call(g, `/v1/tokens/8453/${forgedToken}`, { key: k });
+        expect(forged.status).toBe(200);
+        expect(forged.json.data.token.description).toBeNull(); // the bytes did not hash to the CID
+      } finally {
+        await indexer2.stop();
+      }
+    } finally {
+      await http.close();
+    }
   });
 });
 

@@ -21,6 +21,8 @@ export interface IpfsPeer {
   /** The bytes at `cid`, from the peer's own store only (offline) unless `online`. */
   cat(cid: string, online?: boolean): Promise<Buffer>;
   has(cid: string): Promise<boolean>;
+  /** The raw bytes of one block, as a trustless gateway serves them. */
+  block(cid: string): Promise<Buffer | null>;
   dial(addrs: string[]): Promise<void>;
   stop(): Promise<void>;
 }
@@ -54,6 +56,15 @@ export async function startIpfsPeer(): Promise<IpfsPeer> {
     },
     async has(cid) {
       return blockstore.has(CID.parse(cid));
+    },
+    async block(cid) {
+      try {
+        const parts: Uint8Array[] = [];
+        for await (const part of blockstore.get(CID.parse(cid))) parts.push(part);
+        return Buffer.concat(parts);
+      } catch {
+        return null;
+      }
     },
     async dial(addrs) {
       await Promise.any(addrs.map((a) => helia.libp2p.dial(multiaddr(a))));
@@ -123,4 +134,26 @@ export async function startPinningService(peer: IpfsPeer, token: string): Promis
   const address = app.server.address();
   service.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return service;
+}
+
+/**
+ * A trustless HTTP gateway (block responses, `?format=raw` / `application/vnd.ipld.raw`) over the peer's
+ * blocks; `tamper` makes it answer other bytes than the block's, which a verifying client must refuse.
+ */
+export async function startTrustlessGateway(peer: IpfsPeer) {
+  const app = Fastify();
+  const state = { url: '', tamper: false, requests: 0, close: () => app.close() };
+  app.get('/ipfs/:cid', async (request, reply) => {
+    state.requests++;
+    const block = await peer.block((request.params as { cid: string }).cid);
+    if (!block) return reply.code(404).send('not found');
+    const body = state.tamper
+      ? Buffer.from(JSON.stringify({ name: 'Tampered', description: 'forged' }))
+      : block;
+    return reply.header('content-type', 'application/vnd.ipld.raw').send(body);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  state.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return state;
 }
