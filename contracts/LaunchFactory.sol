@@ -56,7 +56,7 @@ contract LaunchFactory is LaunchFactoryCore {
     }
 
     /// @notice The CREATE2 init-code hash of the token these parameters would create.
-    function launchTokenBytecodeHash(LaunchParams calldata p) external view returns (bytes32) {
+    function launchTokenBytecodeHash(LaunchParams calldata p) external view virtual returns (bytes32) {
         return tokenDeployer.initCodeHash(p.tokenName, p.tokenSymbol, launchSupply);
     }
 

@@ -347,6 +347,16 @@ abstract contract LaunchFactoryCore {
         uint256 reserved;
     }
 
+    /// The address the token of `p` will have: CREATE2 from the token deployer (ERC-20 mode).
+    function _predictToken(bytes32 scopedSalt, Launch memory p, uint256 supply) internal view virtual returns (address) {
+        return tokenDeployer.predict(scopedSalt, p.name, p.symbol, supply);
+    }
+
+    /// Creates the token with `supply` credited to this factory.
+    function _deployToken(bytes32 scopedSalt, Launch memory p, uint256 supply) internal virtual returns (address) {
+        return tokenDeployer.deploy(scopedSalt, p.name, p.symbol, supply);
+    }
+
     function _launch(Launch memory p, address creator) internal returns (address token, PoolKey memory key) {
         if (!launchCreationEnabled) revert LaunchCreationDisabled();
         if (p.expectedConfigVersion != configVersion) revert StaleConfig(p.expectedConfigVersion, configVersion);
@@ -360,9 +370,9 @@ abstract contract LaunchFactoryCore {
         isLaunchSaltUsed[scopedSalt] = true;
 
         uint256 supply = launchSupply;
-        address predicted = tokenDeployer.predict(scopedSalt, p.name, p.symbol, supply);
+        address predicted = _predictToken(scopedSalt, p, supply);
         if (uint160(predicted) & 0xff != TOKEN_ADDRESS_SUFFIX) revert InvalidTokenAddressSuffix(predicted);
-        token = tokenDeployer.deploy(scopedSalt, p.name, p.symbol, supply);
+        token = _deployToken(scopedSalt, p, supply);
         if (token != predicted) revert TokenMismatch(predicted, token);
         if (bytes(p.contractURI).length != 0) LaunchToken(token).setContractURI(p.contractURI);
         for (uint256 i; i < p.metadataKeys.length; ++i) {

@@ -6,7 +6,7 @@ import { type Abi, type Address, zeroAddress } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
-import { B20_ACTIVATION_REGISTRY } from '../src/launchpad/liveConfig.ts';
+import { B20_ACTIVATION_REGISTRY } from '../src/launchpad/b20.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';

@@ -11,7 +11,9 @@ import { type ChainManifest, parseManifest } from '../launchpad/manifest.ts';
 import { QuoteTokenAbi, QuoteTokenBytecode } from '../../contracts/artifacts/index.ts';
 import { type AnvilNode, startAnvil } from './anvil.ts';
 import {
+  deployB20Emulation,
   deployCurrentSuite,
+  deployMulticall3,
   deployHistoricalSuite,
   type QuoteRegistration,
   type SuiteContracts,
@@ -105,7 +107,12 @@ export interface DevnetChain {
     weth: Address;
   };
   quotes: DevnetQuote[];
-  suites: { id: string; status: 'current' | 'historical'; contracts: SuiteContracts }[];
+  suites: {
+    id: string;
+    status: 'current' | 'historical';
+    token_mode: 'erc20' | 'b20';
+    contracts: SuiteContracts;
+  }[];
   /** On 8453: the historical suite's launch with vested allocations. */
   vesting_launch?: VestingFixture;
 }
@@ -216,14 +223,24 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
   const registrations: QuoteRegistration[] = quotes
     .filter((q) => q.startTick !== undefined)
     .map((q) => ({ quote: q.address, startTickToken0Frame: q.startTick as number }));
+  // Base launches B20 assets, as in production; the devnet emulates the precompiles.
+  const tokenMode = chainId === 8453 ? 'b20' : 'erc20';
+  await deployMulticall3(w);
+  if (tokenMode === 'b20') await deployB20Emulation(w);
   const current = await deployCurrentSuite(w, {
     poolManager: uniswap.pool_manager,
     quotes: registrations,
     nativeLaunchFee: NATIVE_LAUNCH_FEE[chainId],
     platformFeeRecipient: treasury,
+    tokenMode,
   });
   const suites: DevnetChain['suites'] = [
-    { id: `${SLUG[chainId]}-devnet-launchpad-v4-minimal`, status: 'current', contracts: current },
+    {
+      id: `${SLUG[chainId]}-devnet-launchpad-v4-minimal`,
+      status: 'current',
+      token_mode: tokenMode,
+      contracts: current,
+    },
   ];
   let vesting: VestingFixture | undefined;
   if (chainId === 8453) {
@@ -237,7 +254,12 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
       platformFeeRecipient: treasury,
       beneficiaries: [accounts[1] as Address, accounts[2] as Address],
     });
-    suites.push({ id: 'base-devnet-timestamp-v2', status: 'historical', contracts: historical.contracts });
+    suites.push({
+      id: 'base-devnet-timestamp-v2',
+      status: 'historical',
+      token_mode: 'erc20',
+      contracts: historical.contracts,
+    });
     vesting = historical.fixture;
   }
 
@@ -307,7 +329,7 @@ function devnetManifest(
         active_for_creation: true,
         routes: routes.sort(),
         first_block: firstBlock,
-        token_mode: 'erc20' as const,
+        token_mode: current.token_mode,
         launch_product: 'non-tax' as const,
         contracts: {
           ...current.contracts,

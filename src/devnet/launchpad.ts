@@ -14,6 +14,13 @@ import {
 } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
 import { mineCreate2Salt, type MinedSalt } from '../chain/create2.ts';
+import {
+  B20_ACTIVATION_REGISTRY,
+  B20_ASSET_FEATURE,
+  B20_FACTORY,
+  B20_POLICY_REGISTRY,
+  MULTICALL3,
+} from '../launchpad/b20.ts';
 import { mineLaunchSalt } from '../launchpad/salt.ts';
 import type { ChainWriter } from './writer.ts';
 
@@ -31,7 +38,43 @@ export const ARTIFACTS = {
   AnnouncementRegistry: art(A.AnnouncementRegistryAbi, A.AnnouncementRegistryBytecode),
   LaunchBuyAdapter: art(A.LaunchBuyAdapterAbi, A.LaunchBuyAdapterBytecode),
   VestingVault: art(A.VestingVaultAbi, A.VestingVaultBytecode),
+  B20LaunchFactory: art(A.B20LaunchFactoryAbi, A.B20LaunchFactoryBytecode),
+  B20Factory: art(A.B20FactoryAbi, A.B20FactoryBytecode),
+  B20ActivationRegistry: art(A.B20ActivationRegistryAbi, A.B20ActivationRegistryBytecode),
+  B20PolicyRegistry: art(A.B20PolicyRegistryAbi, A.B20PolicyRegistryBytecode),
+  Multicall3: art(A.Multicall3Abi, A.Multicall3Bytecode),
 };
+
+/** Deploys `artifact` anywhere, then copies its runtime code (immutables included) to `at`. */
+async function placeAt(
+  w: ChainWriter,
+  at: Address,
+  artifact: { abi: Abi; bytecode: Hex },
+  args: unknown[] = [],
+) {
+  const deployed = await w.deploy(artifact, args);
+  const code = await w.client.getCode({ address: deployed });
+  await w.client.request({ method: 'anvil_setCode', params: [at, code] } as never);
+}
+
+/** Multicall3 at its canonical address (anvil has none). */
+export async function deployMulticall3(w: ChainWriter): Promise<void> {
+  await placeAt(w, MULTICALL3, ARTIFACTS.Multicall3);
+}
+
+/**
+ * The B20 emulation at Base's precompile addresses, with the asset feature switched on by `w.from`
+ * (the activation registry's admin, so tests can switch it off and on again).
+ */
+export async function deployB20Emulation(w: ChainWriter): Promise<void> {
+  await placeAt(w, B20_FACTORY, ARTIFACTS.B20Factory);
+  await placeAt(w, B20_ACTIVATION_REGISTRY, ARTIFACTS.B20ActivationRegistry, [w.from]);
+  await placeAt(w, B20_POLICY_REGISTRY, ARTIFACTS.B20PolicyRegistry);
+  await w.write(B20_ACTIVATION_REGISTRY, ARTIFACTS.B20ActivationRegistry.abi, 'setActive', [
+    B20_ASSET_FEATURE,
+    true,
+  ]);
+}
 
 export interface SuiteContracts {
   factory: Address;
@@ -107,9 +150,12 @@ export async function deployCurrentSuite(
     quotes: QuoteRegistration[];
     nativeLaunchFee: bigint;
     platformFeeRecipient: Address;
+    /** `b20`: tokens are B20 assets (deployB20Emulation first). */
+    tokenMode: 'erc20' | 'b20';
   },
 ): Promise<SuiteContracts> {
-  const core = await deployCore(w, opts.poolManager, 0, ARTIFACTS.LaunchFactory, opts.platformFeeRecipient);
+  const artifact = opts.tokenMode === 'b20' ? ARTIFACTS.B20LaunchFactory : ARTIFACTS.LaunchFactory;
+  const core = await deployCore(w, opts.poolManager, 0, artifact, opts.platformFeeRecipient);
   const abi = ARTIFACTS.LaunchFactory.abi;
   const adapter = await w.deploy(ARTIFACTS.LaunchBuyAdapter, [
     core.factory,

@@ -1,5 +1,6 @@
 // GET /config's live part: the manifest's suites and quotes merged with one-block reads of each suite's
 // factory (REFERENCE §3.1), all made in one round trip at the pinned block reported as `as_of_block`.
+import { b20ActivationRead } from './b20.ts';
 import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
 import { LaunchFactoryAbi, VestingLaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
@@ -23,19 +24,6 @@ export interface ConfigQuery {
 
 const FACTORY = LaunchFactoryAbi as Abi;
 const VESTING_FACTORY = VestingLaunchFactoryAbi as Abi;
-/** Base's B20 activation registry (a precompile) and the feature launches need (REFERENCE §4.7). */
-export const B20_ACTIVATION_REGISTRY = '0x8453000000000000000000000000000000000001' as const;
-export const B20_ASSET_FEATURE = keccak256(stringToHex('base.b20_asset'));
-/** Its interface is not public; this is the one read we assume (see docs/DESIGN.md). */
-const ACTIVATION_ABI = [
-  {
-    type: 'function',
-    name: 'isActive',
-    stateMutability: 'view',
-    inputs: [{ name: 'feature', type: 'bytes32' }],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-] as const satisfies Abi;
 
 /** Capabilities that follow from a suite's version; the live ones are filled in from reads. */
 const STATIC_CAPABILITIES: Record<string, Record<string, boolean>> = {
@@ -262,12 +250,7 @@ export async function liveConfiguration(
   return withSnapshot(chains, query.chain_id, async (snapshot: Snapshot) => {
     const reads: ContractRead[] = suites.flatMap((s) => suiteReads(s, quotesOf(s)));
     if (b20) {
-      reads.push({
-        address: B20_ACTIVATION_REGISTRY,
-        abi: ACTIVATION_ABI as Abi,
-        functionName: 'isActive',
-        args: [B20_ASSET_FEATURE],
-      });
+      reads.push(b20ActivationRead);
     }
     const results = reads.length > 0 ? await snapshot.read(reads) : (await snapshot.ensurePinned(), []);
     const warnings: string[] = [];

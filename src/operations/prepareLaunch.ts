@@ -1,6 +1,7 @@
 // prepareLaunch: validates the launch, pins the image and the metadata document, reads the suite at one
 // pinned block, mines a creator salt for a token address ending in 01, and returns the createLaunch plan
 // simulated at that block.
+import { b20ActivationRead, mineB20Salt } from '../launchpad/b20.ts';
 import {
   type Abi,
   type Address,
@@ -140,6 +141,7 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
       functionName,
       args,
     });
+    const b20 = suite.token_mode === 'b20';
     const { results, balances } = await snapshot.readWithBalances(
       [
         read('configVersion'),
@@ -147,9 +149,9 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
         read('nativeLaunchFee'),
         read('launchSupply'),
         read('quoteConfig', [quote.address]),
-        read('tokenDeployer'),
-        read('launchTokenBytecodeHash', [params]),
         read('hook'),
+        // ERC-20 mode predicts with CREATE2 from the token deployer; B20 mode asks the B20 factory.
+        ...(b20 ? [b20ActivationRead] : [read('tokenDeployer'), read('launchTokenBytecodeHash', [params])]),
       ],
       [creator],
     );
@@ -162,17 +164,29 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
         },
       );
     }
-    const [configVersion, enabled, fee, supply, quoteConfig, tokenDeployer, initCodeHash, hook] = results.map(
+    const [configVersion, enabled, fee, supply, quoteConfig, hook, ...mode] = results.map(
       (r) => (r as { value: unknown }).value,
-    ) as [bigint, boolean, bigint, bigint, [boolean, number, number], Address, Hex, Address];
+    ) as [bigint, boolean, bigint, bigint, [boolean, number, number], Address, ...unknown[]];
     if (!enabled) throw unsupported(`Launch creation is switched off on suite ${suite.id}`, chainId);
+    if (b20 && mode[0] !== true) {
+      throw unsupported(
+        `B20 asset creation is not active on chain ${chainId} (feature base.b20_asset is off); launches are refused until it is on`,
+        chainId,
+      );
+    }
     if (!quoteConfig[0]) throw unsupported(`${quote.symbol} is not registered on suite ${suite.id}`, chainId);
     if (hook !== suite.contracts.hook)
       throw unsupported(`Suite ${suite.id} is not wired as its manifest says`, chainId);
 
     timing?.add('rpc', rpcStarted);
     const mineStarted = performance.now();
-    const salt = await deps.saltMiner.mine({ tokenDeployer, creator, initCodeHash });
+    const salt = b20
+      ? await mineB20Salt(snapshot, { factory, creator })
+      : await deps.saltMiner.mine({
+          tokenDeployer: mode[0] as Address,
+          creator,
+          initCodeHash: mode[1] as Hex,
+        });
     timing?.add('mine', mineStarted);
     params.creatorSalt = salt.creatorSalt;
     params.expectedConfigVersion = configVersion;

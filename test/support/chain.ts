@@ -1,5 +1,6 @@
 // Test helpers against a devnet chain: send as anvil's unlocked accounts, move time, launch tokens
 // and swap through the Universal Router the way a wallet would.
+import { randomBytes } from 'node:crypto';
 import {
   type Abi,
   type Address,
@@ -10,6 +11,7 @@ import {
   encodeFunctionData,
   type Hex,
   http,
+  keccak256,
   maxUint160,
   parseAbi,
   type PublicClient,
@@ -19,6 +21,7 @@ import {
 import * as A from '../../contracts/artifacts/index.ts';
 import type { DevnetChain } from '../../src/devnet/devnet.ts';
 import { mineLaunchSalt } from '../../src/launchpad/salt.ts';
+import { B20_ABI, B20_FACTORY, MULTICALL3 } from '../../src/launchpad/b20.ts';
 import { launchPoolKey, type PoolKey, encodeHookData } from '../../src/launchpad/pool.ts';
 import { encodeExactInSingleSwap } from '../../src/chain/universalRouter.ts';
 
@@ -39,13 +42,14 @@ export class TestChain {
   readonly client: PublicClient;
   private readonly wallet;
   readonly current: DevnetChain['suites'][number]['contracts'];
+  readonly tokenMode: 'erc20' | 'b20';
 
   constructor(readonly chain: DevnetChain) {
     this.client = createPublicClient({ transport: http(chain.rpc_url) }) as PublicClient;
     this.wallet = createWalletClient({ transport: http(chain.rpc_url) });
-    this.current = (
-      chain.suites.find((s) => s.status === 'current') as DevnetChain['suites'][number]
-    ).contracts;
+    const current = chain.suites.find((s) => s.status === 'current') as DevnetChain['suites'][number];
+    this.current = current.contracts;
+    this.tokenMode = current.token_mode;
   }
 
   account(i: number): Address {
@@ -140,13 +144,43 @@ export class TestChain {
       metadataKeys: ['twitter'],
       metadataValues: ['@devnet'],
     };
-    const salt = mineLaunchSalt({
-      tokenDeployer: this.current.token_deployer,
-      creator,
-      initCodeHash: await this.read<Hex>(factory, A.LaunchFactoryAbi, 'launchTokenBytecodeHash', [params]),
-    });
+    const salt =
+      this.tokenMode === 'b20'
+        ? await this.mineB20(factory, creator)
+        : mineLaunchSalt({
+            tokenDeployer: this.current.token_deployer,
+            creator,
+            initCodeHash: await this.read<Hex>(factory, A.LaunchFactoryAbi, 'launchTokenBytecodeHash', [
+              params,
+            ]),
+          });
     params.creatorSalt = salt.creatorSalt;
     return { params, predicted: salt.predictedToken };
+  }
+
+  /** A creator salt for a B20 suite: candidates asked of the B20 factory, 1,024 per multicall. */
+  async mineB20(factory: Address, creator: Address): Promise<{ creatorSalt: Hex; predictedToken: Address }> {
+    for (;;) {
+      const salts = Array.from({ length: 1024 }, () => `0x${randomBytes(32).toString('hex')}` as Hex);
+      const addresses = (await this.client.multicall({
+        multicallAddress: MULTICALL3,
+        allowFailure: false,
+        contracts: salts.map((creatorSalt) => ({
+          address: B20_FACTORY,
+          abi: B20_ABI,
+          functionName: 'getB20Address',
+          args: [
+            0,
+            factory,
+            keccak256(
+              encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [creator, creatorSalt]),
+            ),
+          ],
+        })),
+      } as never)) as unknown as Address[];
+      const i = addresses.findIndex((a) => a.toLowerCase().endsWith('01'));
+      if (i >= 0) return { creatorSalt: salts[i] as Hex, predictedToken: addresses[i] as Address };
+    }
   }
 
   async launch(creator: Address, opts: Parameters<TestChain['launchParams']>[1] = {}) {
