@@ -2,11 +2,10 @@
 // consistency, the RPC failure mapping and provider quorum.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Abi, type Address, zeroAddress } from 'viem';
+import { type Abi, zeroAddress } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
-import { B20_ACTIVATION_REGISTRY } from '../src/launchpad/b20.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';

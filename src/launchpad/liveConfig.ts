@@ -1,7 +1,7 @@
 // GET /config's live part: the manifest's suites and quotes merged with one-block reads of each suite's
 // factory (REFERENCE §3.1), all made in one round trip at the pinned block reported as `as_of_block`.
 import { b20ActivationRead } from './b20.ts';
-import { type Abi, type Address, keccak256, stringToHex, zeroAddress } from 'viem';
+import { type Abi, type Address, zeroAddress } from 'viem';
 import { LaunchFactoryAbi, VestingLaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { ApiError } from '../errors.ts';
