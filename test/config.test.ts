@@ -80,7 +80,7 @@ describe('GET /v1/config against the devnet', () => {
       supported_routes: ['rwa', 'standard'],
       active_for_creation: true,
       creation_available: true,
-      token_mode: 'erc20',
+      token_mode: 'b20',
       launch_product: 'non-tax',
       launch_supply_raw: '1000000000000000000000000000',
       launch_creation_enabled: true,
@@ -133,8 +133,8 @@ describe('GET /v1/config against the devnet', () => {
     const p = proxies[8453] as RpcProxy;
     expect(p.bodies.length).toBe(1);
     const batch = p.bodies[0] as { method: string; params: unknown[] }[];
-    // The two head reads, 7 suite reads and 2 per quote.
-    expect(batch.length).toBe(2 + 7 + 2 * 4);
+    // The two head reads, 7 suite reads, 2 per quote and the B20 activation read.
+    expect(batch.length).toBe(2 + 7 + 2 * 4 + 1);
     expect([batch[0]?.method, batch.at(-1)?.method]).toEqual([
       'eth_getBlockByNumber',
       'eth_getBlockByNumber',
