@@ -105,7 +105,11 @@ class UsageError extends Error {}
  */
 async function embeddedDevnet(settings: Settings): Promise<{ settings: Settings; devnet?: Devnet }> {
   if (settings.devnet === 'off' || Object.keys(settings.rpcUrls).length > 0) return { settings };
-  const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
+  const devnet = await startDevnet({
+    dataDir: settings.dataDir,
+    basePort: settings.devnetPort,
+    blockTimeS: settings.devnetBlockTimeS,
+  });
   const rpcUrls = Object.fromEntries(devnet.chains.map((c) => [c.chain_id, [c.rpc_url]]));
   process.stdout.write(
     `no RPC_URL_* set: devnet ready in ${devnet.bootMs} ms (chains ${devnet.chains
@@ -458,7 +462,11 @@ async function main(argv: string[]) {
     case 'devnet': {
       const settings = loadSettings();
       holdLock(settings.dataDir, 'devnet');
-      const devnet = await startDevnet({ dataDir: settings.dataDir, basePort: settings.devnetPort });
+      const devnet = await startDevnet({
+        dataDir: settings.dataDir,
+        basePort: settings.devnetPort,
+        blockTimeS: settings.devnetBlockTimeS,
+      });
       for (const c of devnet.chains) process.stdout.write(`chain ${c.chain_id} at ${c.rpc_url}\n`);
       process.stdout.write(`devnet ready in ${devnet.bootMs} ms; ${settings.dataDir}/devnet.json written\n`);
       const stop = () => void devnet.stop().then(() => process.exit(0));

@@ -24,6 +24,8 @@ export interface Settings {
   redisUrl: string | undefined;
   /** First port of the local devnet (`launchpad devnet`): chains 8453, 4663, 143, 5042 on +0..3. */
   devnetPort: number;
+  /** Seconds between the devnet's empty blocks while idle (0: blocks only for transactions). */
+  devnetBlockTimeS: number;
   /** `auto`: run the embedded devnet when no RPC_URL_* is set; `off`: never (chains without RPC stay unavailable). */
   devnet: 'auto' | 'off';
   /** Deployment manifests (one JSON per chain): the production ones, or the devnet's when it is embedded. */
@@ -139,6 +141,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     limitsOff: env.LIMITS === 'off',
     devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65532),
+    devnetBlockTimeS: int(env, 'DEVNET_BLOCK_TIME_S', 2, 0, 60),
     devnet,
     manifestsDir,
     ipfsNetwork,

@@ -50,7 +50,12 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
-export async function startAnvil(chainId: number, port: number): Promise<AnvilNode> {
+/**
+ * One anvil. With `blockTimeS` > 0 it mines an empty block every so often beside automine (anvil's
+ * mixed mining), so the chain's clock moves while it is idle, as a real chain's does; transactions are
+ * still mined at once.
+ */
+export async function startAnvil(chainId: number, port: number, blockTimeS = 0): Promise<AnvilNode> {
   if (!(await portFree(port)))
     throw new CliError(`devnet port ${port} (chain ${chainId}) is already in use; set DEVNET_PORT`);
   const child: ChildProcess = spawn(
@@ -68,6 +73,7 @@ export async function startAnvil(chainId: number, port: number): Promise<AnvilNo
       '--hardfork',
       'cancun',
       '--silent',
+      ...(blockTimeS > 0 ? ['--block-time', String(blockTimeS), '--mixed-mining'] : []),
     ],
     { stdio: ['pipe', 'ignore', 'pipe'] },
   );

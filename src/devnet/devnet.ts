@@ -366,14 +366,24 @@ function devnetManifest(
   return parseManifest(manifest, `devnet manifest ${chainId}`);
 }
 
-export async function startDevnet(opts: { dataDir: string; basePort: number }): Promise<Devnet> {
+/** Seconds between the devnet's empty blocks: Base's block time. */
+export const DEVNET_BLOCK_TIME_S = 2;
+
+export async function startDevnet(opts: {
+  dataDir: string;
+  basePort: number;
+  /** Seconds between empty blocks while idle (0: blocks only for transactions). */
+  blockTimeS?: number;
+}): Promise<Devnet> {
   const started = Date.now();
   const nodes: AnvilNode[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((n) => n.stop()));
   };
   try {
-    const launched = await Promise.allSettled(CHAIN_IDS.map((id, i) => startAnvil(id, opts.basePort + i)));
+    const launched = await Promise.allSettled(
+      CHAIN_IDS.map((id, i) => startAnvil(id, opts.basePort + i, opts.blockTimeS ?? DEVNET_BLOCK_TIME_S)),
+    );
     for (const r of launched) if (r.status === 'fulfilled') nodes.push(r.value);
     const failed = launched.find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
