@@ -2,7 +2,16 @@
 // deployed and wired, described by manifests in the production format.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Abi, type Address, createPublicClient, type Hex, hashDomain, http, parseAbi } from 'viem';
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  hashDomain,
+  http,
+  parseAbi,
+} from 'viem';
 import {
   AnnouncementRegistryAbi,
   FeeEscrowAbi,
@@ -10,6 +19,13 @@ import {
   LaunchFactoryAbi,
   LaunchHookAbi,
 } from '../contracts/artifacts/index.ts';
+import {
+  B20_ABI,
+  B20_ACTIVATION_REGISTRY,
+  B20_ASSET_FEATURE,
+  B20_FACTORY,
+  MULTICALL3,
+} from '../src/launchpad/b20.ts';
 import { parseManifest } from '../src/launchpad/manifest.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
@@ -49,6 +65,44 @@ describe('devnet', () => {
         10n ** 21n,
       );
     }
+  });
+
+  it('keeps time like a real chain: empty blocks every 2 s while idle, transactions mined at once', async () => {
+    const chain = devnet.chains[1] as Devnet['chains'][number];
+    const client = createPublicClient({ transport: http(chain.rpc_url) });
+    const before = await client.getBlock({ blockTag: 'latest' });
+    await new Promise((r) => setTimeout(r, 4500));
+    const after = await client.getBlock({ blockTag: 'latest' });
+    expect(after.number - before.number).toBeGreaterThanOrEqual(2n);
+    expect(after.timestamp - before.timestamp).toBeGreaterThanOrEqual(3n);
+    expect(after.transactions).toEqual([]);
+    const wallet = createWalletClient({ transport: http(chain.rpc_url) });
+    const hash = await wallet.sendTransaction({
+      account: chain.accounts[3] as Address,
+      chain: null,
+      to: chain.accounts[3] as Address,
+      value: 1n,
+    });
+    // Mined at once: the receipt is there on the first ask, not after the next interval block.
+    expect((await client.getTransactionReceipt({ hash })).status).toBe('success');
+  });
+
+  it('places Multicall3 on every chain and emulates the B20 precompiles on Base', async () => {
+    for (const chain of devnet.chains) {
+      const client = createPublicClient({ transport: http(chain.rpc_url) });
+      expect(((await client.getCode({ address: MULTICALL3 })) ?? '0x').length).toBeGreaterThan(2);
+      const b20 = ((await client.getCode({ address: B20_FACTORY })) ?? '0x').length > 2;
+      expect([chain.chain_id, b20]).toEqual([chain.chain_id, chain.chain_id === 8453]);
+    }
+    const base = createPublicClient({ transport: http(devnet.chains[0]?.rpc_url) });
+    expect(
+      await base.readContract({
+        address: B20_ACTIVATION_REGISTRY,
+        abi: B20_ABI,
+        functionName: 'isActive',
+        args: [B20_ASSET_FEATURE],
+      }),
+    ).toBe(true);
   });
 
   it('deploys Uniswap v4 and places Permit2 at its canonical address, wired together', async () => {

@@ -1,6 +1,6 @@
 // GET /v1/transactions/{chain_id}/{tx_hash} against the devnet: every status, and the launchpad events
 // of a launch and of a swap decoded from the receipt.
-import { encodeFunctionData, zeroAddress } from 'viem';
+import { encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchFactoryAbi } from '../contracts/artifacts/index.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
@@ -74,18 +74,19 @@ describe('GET /v1/transactions/{chain_id}/{tx_hash}', () => {
 
   it('reports pending, reverted and not_found', async () => {
     const sender = base.account(4);
-    await base.client.request({ method: 'evm_setAutomine', params: [false] } as never);
-    try {
-      const hash = (await base.client.request({
+    // The devnet mines an empty block every 2 s, so a transaction is held back by a nonce gap: the one
+    // after the next nonce waits in the pool (pending) until the gap is filled.
+    const nonce = await base.client.getTransactionCount({ address: sender, blockTag: 'pending' });
+    const send = (n: number) =>
+      base.client.request({
         method: 'eth_sendTransaction',
-        params: [{ from: sender, to: sender, value: '0x1' }],
-      } as never)) as string;
-      expect((await status(hash)).json.data).toMatchObject({ status: 'pending', from: sender });
-      await base.client.request({ method: 'evm_mine', params: [] } as never);
-      expect((await status(hash)).json.data.status).toBe('confirmed');
-    } finally {
-      await base.client.request({ method: 'evm_setAutomine', params: [true] } as never);
-    }
+        params: [{ from: sender, to: sender, value: '0x1', nonce: `0x${n.toString(16)}` }],
+      } as never) as Promise<Hex>;
+    const held = await send(nonce + 1);
+    expect((await status(held)).json.data).toMatchObject({ status: 'pending', from: sender });
+    await base.client.waitForTransactionReceipt({ hash: await send(nonce), pollingInterval: 5 });
+    await base.client.waitForTransactionReceipt({ hash: held, pollingInterval: 5 });
+    expect((await status(held)).json.data.status).toBe('confirmed');
     // A launch with a stale config version, forced on chain with an explicit gas limit.
     const { params } = await base.launchParams(sender);
     const hash = (await base.client.request({
