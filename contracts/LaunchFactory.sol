@@ -61,7 +61,8 @@ contract LaunchFactory is LaunchFactoryCore {
     }
 
     function createLaunch(LaunchParams calldata p) external payable returns (address token, PoolId poolId) {
-        if (msg.value != nativeLaunchFee) revert InvalidNativeLaunchFeePayment(nativeLaunchFee, msg.value);
+        uint256 nativeFee = _nativeFeeDue();
+        if (msg.value != nativeFee) revert InvalidNativeLaunchFeePayment(nativeFee, msg.value);
         PoolKey memory key;
         (token, key) = _launch(_core(p), msg.sender);
         poolId = key.toId();
@@ -80,7 +81,7 @@ contract LaunchFactory is LaunchFactoryCore {
             revert InvalidLaunchBuyParams();
         }
         bool nativeFunding = b.fundingToken == address(0);
-        uint256 expected = nativeLaunchFee + (nativeFunding ? b.amountIn : 0);
+        uint256 expected = _nativeFeeDue() + (nativeFunding ? b.amountIn : 0);
         if (msg.value != expected) revert InvalidLaunchBuyPayment(expected, msg.value);
         PoolKey memory key;
         (token, key) = _launch(_core(p), msg.sender);
@@ -120,7 +121,12 @@ contract LaunchFactory is LaunchFactoryCore {
         });
     }
 
-    function _payLaunchFee() private {
+    /// The native value a launch must carry for its fee (a concrete factory may charge in an ERC-20).
+    function _nativeFeeDue() internal view virtual returns (uint256) {
+        return nativeLaunchFee;
+    }
+
+    function _payLaunchFee() internal virtual {
         uint256 fee = nativeLaunchFee;
         if (fee == 0) return;
         TokenTransfer.send(address(0), platformFeeRecipient, fee);

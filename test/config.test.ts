@@ -207,8 +207,16 @@ describe('GET /v1/config against the devnet', () => {
       symbol: 'USDC',
       decimals: 18,
     });
+    // Monad's devnet suite charges its launch fee in an ERC-20 (USDC), read live from the factory.
     const monad = (await get(gw, key, 'chain_id=143')).json.data;
-    expect(monad.suites[0].capabilities.launch_creation_fee).toBe(false);
+    expect(monad.suites[0].capabilities.launch_creation_fee).toBe(true);
+    const usdc = devnet.chains[2]?.quotes.find((q) => q.symbol === 'USDC')?.address;
+    expect(monad.suites[0].creation_fee).toEqual({
+      amount_raw: '5000000',
+      currency: usdc,
+      symbol: 'USDC',
+      decimals: 6,
+    });
     const tax = (await get(gw, key, 'chain_id=8453&launch_product=tax')).json.data;
     expect(tax).toMatchObject({ suites: [], quotes: [] });
     expect(tax.as_of_block).toMatch(/^\d+$/);

@@ -95,20 +95,38 @@ describe('POST /v1/launches/prepare', () => {
         quote_address: quote,
         total_supply_raw: '1000000000000000000000000000',
       });
-      expect(d.steps).toHaveLength(1);
-      const step = d.steps[0];
+      // Monad's devnet suite charges its fee in USDC: the plan approves it, then launches (value 0).
+      const feeInToken = chainId === 143;
+      if (feeInToken) {
+        expect(d.creation_fee).toEqual({
+          amount_raw: '5000000',
+          currency_address: chain.quote('USDC'),
+          decimals: 6,
+          symbol: 'USDC',
+        });
+      }
+      expect(d.steps.map((x: { id: string }) => x.id)).toEqual(
+        feeInToken ? ['approve-launch-fee', 'create-launch'] : ['create-launch'],
+      );
+      const step = d.steps.at(-1);
       expect(step).toMatchObject({
         id: 'create-launch',
         kind: 'transaction',
-        depends_on: [],
+        depends_on: feeInToken ? ['approve-launch-fee'] : [],
         simulation: { status: 'succeeded', block_number: d.observed_block },
       });
       expect(step.transaction).toMatchObject({
         chain_id: chainId,
         from: creator,
         to: chain.current.factory,
-        value: d.creation_fee.amount_raw,
+        value: feeInToken ? '0' : d.creation_fee.amount_raw,
       });
+      const feeBalance = () => chain.balance(chain.quote('USDC'), creator);
+      const feeBefore = feeInToken ? await feeBalance() : 0n;
+      if (feeInToken) {
+        const approve = d.steps[0].transaction;
+        await chain.send(creator, approve.to, approve.data as Hex, BigInt(approve.value));
+      }
       // The deadline in the calldata is the plan's expiry.
       expect(Date.parse(d.expires_at) - Date.parse(d.prepared_at)).toBeLessThanOrEqual(900_000);
 
@@ -121,6 +139,7 @@ describe('POST /v1/launches/prepare', () => {
       );
       const [launched] = chain.events(receipt, LaunchFactoryAbi as Abi, 'Launched') as { token: Address }[];
       expect(launched?.token).toBe(d.predicted_token_address);
+      if (feeInToken) expect(feeBefore - (await feeBalance())).toBe(5_000_000n);
       const token = d.predicted_token_address as Address;
       expect(await chain.read(token, LaunchTokenAbi as Abi, 'contractURI')).toBe(d.metadata_uri);
       expect(await chain.read(token, LaunchTokenAbi as Abi, 'extraMetadata', ['discord'])).toBe(

@@ -111,6 +111,7 @@ export interface DevnetChain {
     id: string;
     status: 'current' | 'historical';
     token_mode: 'erc20' | 'b20';
+    launch_fee?: 'native' | 'erc20';
     contracts: SuiteContracts;
   }[];
   /** On 8453: the historical suite's launch with vested allocations. */
@@ -227,18 +228,23 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
   const tokenMode = chainId === 8453 ? 'b20' : 'erc20';
   await deployMulticall3(w);
   if (tokenMode === 'b20') await deployB20Emulation(w);
+  // Monad's devnet suite charges its launch fee in USDC (5 USDC): the ERC-20 fee path, end to end.
+  const feeToken = chainId === 143 ? tokenQuotes.find((q) => q.symbol === 'USDC') : undefined;
+  const erc20LaunchFee = feeToken ? { token: feeToken.address, amount: 5n * 10n ** 6n } : undefined;
   const current = await deployCurrentSuite(w, {
     poolManager: uniswap.pool_manager,
     quotes: registrations,
     nativeLaunchFee: NATIVE_LAUNCH_FEE[chainId],
     platformFeeRecipient: treasury,
     tokenMode,
+    erc20LaunchFee,
   });
   const suites: DevnetChain['suites'] = [
     {
       id: `${SLUG[chainId]}-devnet-launchpad-v4-minimal`,
       status: 'current',
       token_mode: tokenMode,
+      launch_fee: erc20LaunchFee ? 'erc20' : 'native',
       contracts: current,
     },
   ];
@@ -331,6 +337,7 @@ function devnetManifest(
         first_block: firstBlock,
         token_mode: current.token_mode,
         launch_product: 'non-tax' as const,
+        ...(current.launch_fee === 'erc20' ? { launch_fee: 'erc20' as const } : {}),
         contracts: {
           ...current.contracts,
           ...shared,

@@ -39,6 +39,7 @@ export const ARTIFACTS = {
   LaunchBuyAdapter: art(A.LaunchBuyAdapterAbi, A.LaunchBuyAdapterBytecode),
   VestingVault: art(A.VestingVaultAbi, A.VestingVaultBytecode),
   B20LaunchFactory: art(A.B20LaunchFactoryAbi, A.B20LaunchFactoryBytecode),
+  Erc20FeeLaunchFactory: art(A.Erc20FeeLaunchFactoryAbi, A.Erc20FeeLaunchFactoryBytecode),
   B20Factory: art(A.B20FactoryAbi, A.B20FactoryBytecode),
   B20ActivationRegistry: art(A.B20ActivationRegistryAbi, A.B20ActivationRegistryBytecode),
   B20PolicyRegistry: art(A.B20PolicyRegistryAbi, A.B20PolicyRegistryBytecode),
@@ -152,9 +153,16 @@ export async function deployCurrentSuite(
     platformFeeRecipient: Address;
     /** `b20`: tokens are B20 assets (deployB20Emulation first). */
     tokenMode: 'erc20' | 'b20';
+    /** A launch fee in this ERC-20 instead of the native fee. */
+    erc20LaunchFee?: { token: Address; amount: bigint };
   },
 ): Promise<SuiteContracts> {
-  const artifact = opts.tokenMode === 'b20' ? ARTIFACTS.B20LaunchFactory : ARTIFACTS.LaunchFactory;
+  const artifact =
+    opts.tokenMode === 'b20'
+      ? ARTIFACTS.B20LaunchFactory
+      : opts.erc20LaunchFee
+        ? ARTIFACTS.Erc20FeeLaunchFactory
+        : ARTIFACTS.LaunchFactory;
   const core = await deployCore(w, opts.poolManager, 0, artifact, opts.platformFeeRecipient);
   const abi = ARTIFACTS.LaunchFactory.abi;
   const adapter = await w.deploy(ARTIFACTS.LaunchBuyAdapter, [
@@ -164,7 +172,12 @@ export async function deployCurrentSuite(
     zeroAddress,
   ]);
   await w.write(core.factory, abi, 'setLaunchBuyAdapter', [adapter]);
-  await w.write(core.factory, abi, 'setNativeLaunchFee', [opts.nativeLaunchFee]);
+  if (opts.erc20LaunchFee) {
+    const { token, amount } = opts.erc20LaunchFee;
+    await w.write(core.factory, ARTIFACTS.Erc20FeeLaunchFactory.abi, 'setLaunchFee', [token, amount]);
+  } else {
+    await w.write(core.factory, abi, 'setNativeLaunchFee', [opts.nativeLaunchFee]);
+  }
   await w.write(core.factory, abi, 'registerQuotes', [
     opts.quotes.map((q) => ({ quote: q.quote, startTickToken0Frame: q.startTickToken0Frame })),
   ]);

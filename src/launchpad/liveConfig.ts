@@ -2,7 +2,11 @@
 // factory (REFERENCE §3.1), all made in one round trip at the pinned block reported as `as_of_block`.
 import { b20ActivationRead } from './b20.ts';
 import { type Abi, type Address, zeroAddress } from 'viem';
-import { LaunchFactoryAbi, VestingLaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import {
+  LaunchFactoryAbi,
+  Erc20FeeLaunchFactoryAbi,
+  VestingLaunchFactoryAbi,
+} from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { ApiError } from '../errors.ts';
 import { type ContractRead, type ReadResult, type Snapshot, withSnapshot } from '../chain/snapshot.ts';
@@ -24,6 +28,7 @@ export interface ConfigQuery {
 
 const FACTORY = LaunchFactoryAbi as Abi;
 const VESTING_FACTORY = VestingLaunchFactoryAbi as Abi;
+const ERC20_FEE_FACTORY = Erc20FeeLaunchFactoryAbi as Abi;
 
 /** Capabilities that follow from a suite's version; the live ones are filled in from reads. */
 const STATIC_CAPABILITIES: Record<string, Record<string, boolean>> = {
@@ -80,7 +85,11 @@ function suiteReads(suite: SuiteManifest, quotes: QuoteManifest[]): ContractRead
     { address: factory, abi, functionName: 'announcementRegistry' },
   ];
   if (isCurrent(suite)) {
-    reads.push({ address: factory, abi, functionName: 'nativeLaunchFee' });
+    // The launch fee: native, or an ERC-20 (its token, then its amount).
+    if (suite.launch_fee === 'erc20') {
+      reads.push({ address: factory, abi: ERC20_FEE_FACTORY, functionName: 'launchFeeToken' });
+      reads.push({ address: factory, abi: ERC20_FEE_FACTORY, functionName: 'launchFeeAmount' });
+    } else reads.push({ address: factory, abi, functionName: 'nativeLaunchFee' });
     reads.push({ address: factory, abi, functionName: 'launchBuyAdapter' });
   }
   for (const q of quotes) {
@@ -126,12 +135,13 @@ function assemble(
   const creationEnabled = value<boolean>(next());
   const hook = value<Address>(next());
   const registry = value<Address>(next());
-  const nativeFee = current ? value<bigint>(next()) : undefined;
+  const feeCurrency = current && suite.launch_fee === 'erc20' ? value<Address>(next()) : zeroAddress;
+  const launchFee = current ? value<bigint>(next()) : undefined;
   const adapter = current ? value<Address>(next()) : undefined;
   const quoteRows = quotes.map((q) => {
     const config = value<[boolean, number, number]>(next());
     const revision = value<bigint>(next());
-    const creationFee = current ? nativeFee : value<bigint>(next());
+    const creationFee = current ? launchFee : value<bigint>(next());
     return { q, config, revision, creationFee };
   });
   // The live factory must be wired to the contracts the manifest names.
@@ -141,7 +151,7 @@ function assemble(
     ...(current ? STATIC_CAPABILITIES['launchpad-v4-minimal'] : STATIC_CAPABILITIES.historical),
     vesting: suite.contracts.vesting_vault !== undefined,
     atomic_launch_buy: current && adapter !== undefined && adapter !== zeroAddress,
-    launch_creation_fee: current ? (nativeFee ?? 0n) > 0n : quoteRows.some((r) => (r.creationFee ?? 0n) > 0n),
+    launch_creation_fee: current ? (launchFee ?? 0n) > 0n : quoteRows.some((r) => (r.creationFee ?? 0n) > 0n),
   };
   const c = suite.contracts;
   const contracts = Object.fromEntries(
@@ -185,8 +195,8 @@ function assemble(
     ...(launchSupply !== undefined ? { launch_supply_raw: launchSupply.toString() } : {}),
     ...(creationEnabled !== undefined ? { launch_creation_enabled: creationEnabled } : {}),
     ...(adapter !== undefined ? { launch_buy_adapter_address: adapter } : {}),
-    ...(current && nativeFee !== undefined
-      ? { creation_fee: fee(nativeFee, zeroAddress, chainId, quotes) }
+    ...(current && launchFee !== undefined && feeCurrency !== undefined
+      ? { creation_fee: fee(launchFee, feeCurrency, chainId, quotes) }
       : {}),
     contracts,
     capabilities,
@@ -212,7 +222,7 @@ function assemble(
         ...(creationFee !== undefined
           ? {
               creation_fee: current
-                ? fee(creationFee, zeroAddress, chainId, quotes)
+                ? fee(creationFee, feeCurrency ?? zeroAddress, chainId, quotes)
                 : fee(creationFee, q.address as Address, chainId, quotes, q.decimals),
             }
           : {}),

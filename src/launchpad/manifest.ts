@@ -61,6 +61,11 @@ export const SuiteManifest = Type.Object(
      * encoded as for the Universal Router. Absent or `unknown`: the Universal Router is used instead.
      */
     swap_router_format: Type.Optional(StringEnum(['universal_router', 'unknown'])),
+    /**
+     * How a current suite charges its launch fee. `native` (or absent): `nativeLaunchFee`, sent as value.
+     * `erc20`: `launchFeeAmount` of `launchFeeToken`, pulled with transferFrom after an approval.
+     */
+    launch_fee: Type.Optional(StringEnum(['native', 'erc20'])),
   },
   { additionalProperties: false },
 );

@@ -11,9 +11,10 @@ import {
   zeroAddress,
   zeroHash,
 } from 'viem';
-import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import { Erc20FeeLaunchFactoryAbi, LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
-import { withSnapshot } from '../chain/snapshot.ts';
+import { ERC20_ABI } from '../chain/erc20.ts';
+import { type Snapshot, withSnapshot } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { CHAINS, type ChainId } from '../launchpad/chains.ts';
@@ -25,6 +26,7 @@ import { PlanBuilder } from '../plans/plan.ts';
 import type { Settings } from '../settings.ts';
 
 const FACTORY = LaunchFactoryAbi as Abi;
+const ERC20_FEE_FACTORY = Erc20FeeLaunchFactoryAbi as Abi;
 
 export interface LaunchDeps {
   settings: Settings;
@@ -93,6 +95,30 @@ function metadataDocument(body: LaunchPrepareBody, imageCid: string) {
   };
 }
 
+/** The ERC-20 launch fee's token and the creator's balance and allowance of it, at the pinned block. */
+async function erc20LaunchFee(snapshot: Snapshot, factory: Address, creator: Address) {
+  const [tokenRead] = await snapshot.read([
+    { address: factory, abi: ERC20_FEE_FACTORY, functionName: 'launchFeeToken', args: [] },
+  ]);
+  if (!tokenRead?.ok) throw new ApiError('upstream_error', 'The launch fee token could not be read');
+  const token = tokenRead.value as Address;
+  const reads = await snapshot.read([
+    { address: token, abi: ERC20_ABI as Abi, functionName: 'balanceOf', args: [creator] },
+    { address: token, abi: ERC20_ABI as Abi, functionName: 'allowance', args: [creator, factory] },
+    { address: token, abi: ERC20_ABI as Abi, functionName: 'decimals', args: [] },
+    { address: token, abi: ERC20_ABI as Abi, functionName: 'symbol', args: [] },
+  ]);
+  if (reads.some((r) => !r.ok))
+    throw new ApiError('upstream_error', `The launch fee token ${token} could not be read`);
+  const [balance, allowance, decimals, symbol] = reads.map((r) => (r as { value: unknown }).value) as [
+    bigint,
+    bigint,
+    number,
+    string,
+  ];
+  return { token, balance, allowance, decimals, symbol };
+}
+
 /** Prepares a launch: the createLaunch plan, simulated at one pinned block, with the predicted token address. */
 export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput) {
   const { body, timing } = input;
@@ -142,11 +168,12 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
       args,
     });
     const b20 = suite.token_mode === 'b20';
+    const erc20Fee = suite.launch_fee === 'erc20';
     const { results, balances } = await snapshot.readWithBalances(
       [
         read('configVersion'),
         read('launchCreationEnabled'),
-        read('nativeLaunchFee'),
+        erc20Fee ? { ...read('launchFeeAmount'), abi: ERC20_FEE_FACTORY } : read('nativeLaunchFee'),
         read('launchSupply'),
         read('quoteConfig', [quote.address]),
         read('hook'),
@@ -192,7 +219,10 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     params.expectedConfigVersion = configVersion;
 
     const native = CHAINS[chainId].native_currency;
-    const [balance] = balances as [bigint];
+    // The fee currency and what the creator holds of it (and has approved, for an ERC-20 fee).
+    const feeAsset = erc20Fee ? await erc20LaunchFee(snapshot, factory, creator) : undefined;
+    const balance = feeAsset ? feeAsset.balance : (balances[0] as bigint);
+    const feeCurrency = feeAsset?.token ?? zeroAddress;
     // The spec's launch prepare "validates ... any current creation-fee requirement" and lists
     // insufficient_balance among its errors: a creator who cannot pay the fee gets that problem.
     if (balance < fee) {
@@ -201,19 +231,32 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
         `The creator holds ${balance} of ${fee} needed for the launch fee`,
         {
           chain_id: chainId,
-          asset: zeroAddress,
+          asset: feeCurrency,
           actual_raw: balance.toString(),
           required_raw: fee.toString(),
         },
       );
     }
+    // An ERC-20 fee is pulled by the factory: approve it first when the allowance is short; both steps
+    // are simulated as one sequence.
+    const approve = feeAsset !== undefined && feeAsset.allowance < fee && fee > 0n;
+    if (approve) {
+      plan.transaction({
+        id: 'approve-launch-fee',
+        label: 'Approve the launch fee',
+        depends_on: [],
+        to: feeCurrency,
+        data: encodeFunctionData({ abi: ERC20_ABI, functionName: 'approve', args: [factory, fee] }),
+        value: 0n,
+      });
+    }
     plan.transaction({
       id: 'create-launch',
       label: 'Create launch',
-      depends_on: [],
+      depends_on: approve ? ['approve-launch-fee'] : [],
       to: factory,
       data: encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
-      value: fee,
+      value: feeAsset ? 0n : fee,
     });
     const simulateStarted = performance.now();
     const built = await plan.build();
@@ -224,12 +267,19 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
       suite_id: suite.id,
       metadata_uri: metadataUri,
       image_url: `${input.origin}/ipfs/${imageCid}`,
-      creation_fee: {
-        amount_raw: fee.toString(),
-        currency_address: zeroAddress,
-        decimals: native.decimals,
-        symbol: native.symbol,
-      },
+      creation_fee: feeAsset
+        ? {
+            amount_raw: fee.toString(),
+            currency_address: feeAsset.token,
+            decimals: feeAsset.decimals,
+            symbol: feeAsset.symbol,
+          }
+        : {
+            amount_raw: fee.toString(),
+            currency_address: zeroAddress,
+            decimals: native.decimals,
+            symbol: native.symbol,
+          },
       review: {
         market: body.market,
         token: {
