@@ -322,6 +322,26 @@ describe('metadata and announcements', () => {
       400,
       'invalid_parameter',
     );
+    // Fields of another operation are refused, naming the focused route that takes them.
+    const mixed = await post(`/v1/tokens/8453/${token}/metadata/prepare`, {
+      actor: creator,
+      operation: 'update_name',
+      name: 'New',
+      document: { description: 'lost otherwise' },
+    });
+    expect(expectProblem(mixed, 400, 'incompatible_parameters')).toMatchObject({
+      suggested_endpoint: `/v1/tokens/8453/${token}/metadata/document/prepare`,
+      invalid_parameters: [{ name: 'document', reason: 'conflict' }],
+    });
+    const both = await post(`/v1/tokens/8453/${token}/metadata/prepare`, {
+      actor: creator,
+      operation: 'update_name',
+      name: 'New',
+      symbol: 'NEW',
+    });
+    expect(expectProblem(both, 400, 'incompatible_parameters').suggested_endpoint).toBe(
+      `/v1/tokens/8453/${token}/metadata/onchain/prepare`,
+    );
     // update_profile is a document update: its successor Link, its weight and its pinning ceilings.
     const profile = (n: number) =>
       call(gw, `/v1/tokens/8453/${token}/metadata/prepare`, {

@@ -1,5 +1,6 @@
 // Creator-only operations on a launched token: adapt HTTP to prepareOnchainMetadata,
 // prepareMetadataDocument (also behind the deprecated combined metadata form) and prepareAnnouncement.
+import { ApiError } from '../errors.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getAddress } from 'viem';
 import { deprecationHeaders } from '../http/deprecation.ts';
@@ -77,11 +78,31 @@ export function registerTokenWriteRoutes(app: FastifyInstance, deps: TokenWriteD
     handler: (request, reply) => {
       const { operation, actor, ...rest } = request.body as LegacyBody;
       reply.headers(deprecationHeaders(deps.settings.docsUrl, successorOf(request.url, operation)));
+      const field = {
+        update_name: 'name',
+        update_symbol: 'symbol',
+        update_extra_metadata: 'extra_metadata',
+        update_profile: 'document',
+      }[operation];
+      // Fields of another operation are not dropped silently: the focused route that takes them is named.
+      const others = Object.keys(rest).filter((k) => k !== field);
+      if (others.length > 0) {
+        const toDocument = others.includes('document');
+        throw new ApiError(
+          'incompatible_parameters',
+          `operation=${operation} takes ${field} only; ${others.join(', ')} belong to another operation`,
+          {
+            invalid_parameters: others.map((name) => ({
+              name,
+              reason: 'conflict' as const,
+              detail: `not with operation=${operation}`,
+            })),
+            suggested_endpoint: successorOf(request.url, toDocument ? 'update_profile' : 'update_name'),
+          },
+        );
+      }
       if (operation === 'update_profile')
         return documentPrepare(request, { actor, document: rest.document ?? {} });
-      const field = { update_name: 'name', update_symbol: 'symbol', update_extra_metadata: 'extra_metadata' }[
-        operation
-      ];
       return onchainPrepare(request, {
         actor,
         [field]: rest[field as keyof typeof rest],
