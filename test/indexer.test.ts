@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type Abi, type Address, type Hex, hexToString, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  UsdPriceFeedAbi,
   AnnouncementRegistryAbi,
   FeeEscrowAbi,
   LaunchFactoryAbi,
@@ -240,18 +241,66 @@ describe('indexed reads', () => {
     // (In raw units per whole token, with 18 more digits: prices can be below one raw quote unit.)
     const perToken = ((1n << 192n) * 10n ** 36n) / (sqrt * sqrt);
     expect(m.price.quote).toBe(decimal(perToken, 36, 36));
-    expect(m).toMatchObject({ data_status: 'fresh', price: { usd: null }, quote_price: { usd: null } });
+    // ETH has a USD price: the devnet's ETH/USD feed (3,000 USD, 8 decimals), read at the refresh's block.
+    const feedRound = await base.client.readContract({
+      address: base.chain.native_usd_feed as Address,
+      abi: UsdPriceFeedAbi as Abi,
+      functionName: 'latestRoundData',
+    });
+    expect(m).toMatchObject({
+      data_status: 'fresh',
+      quote_price: {
+        usd: 3000,
+        updated_at: new Date(Number((feedRound as bigint[])[3]) * 1000).toISOString(),
+      },
+    });
+    expect(m.price.usd).toBeCloseTo(Number(m.price.quote) * 3000, 12);
     expect(m.market_cap.quote).toBe(decimal((perToken * 10n ** 27n) / 10n ** 36n, 18, 2));
+    // (the quote figure is shown to 2 places, the USD one computed from the exact amount)
+    expect(Math.abs(m.market_cap.usd / (Number(m.market_cap.quote) * 3000) - 1)).toBeLessThan(0.01);
     expect(m.activity['24h']).toEqual({
       trades: 1,
       volume_quote_raw: (10n ** 17n).toString(),
-      volume_usd: null,
+      volume_usd: 300, // 0.1 ETH
     });
     expect(Date.parse(m.updated_at)).toBeGreaterThan(Date.now() - 60_000);
     const usdc = (await get(`/v1/tokens/8453/${tokens[1]}?include=market,pool`)).json.data.market_data;
     expect(usdc.price.usd).toBe(Number(usdc.price.quote)); // a JSON number
     expect(usdc.price.usd).toBeLessThan(0.001); // the USDC start price of a launch
     expect(usdc.activity['1h']).toEqual({ trades: 0, volume_quote_raw: '0', volume_usd: 0 });
+  });
+
+  it('follows the native USD reference: every ETH-quoted token moves with it; unreadable, USD is null', async () => {
+    const feed = base.chain.native_usd_feed as Address;
+    const ethTokens = [traded, tokens[2] as Address]; // traded, and never traded
+    const setAnswer = (usd: bigint) =>
+      base.call(base.account(0), feed, UsdPriceFeedAbi as Abi, 'setAnswer', [usd * 10n ** 8n]);
+    await setAnswer(4000n);
+    try {
+      // The untraded ETH token moves too: a new reference price recomputes every token of the quote.
+      for (const token of ethTokens) {
+        const m = await refreshed(token);
+        expect(m.quote_price.usd, token).toBe(4000);
+        expect(m.price.usd).toBeCloseTo(Number(m.price.quote) * 4000, 12);
+      }
+      const code = await base.client.getCode({ address: feed });
+      await base.client.request({ method: 'anvil_setCode', params: [feed, '0x'] } as never);
+      try {
+        await base.advance(1);
+        const m = await refreshed(traded);
+        expect(m).toMatchObject({
+          quote_price: { usd: null },
+          price: { usd: null },
+          market_cap: { usd: null },
+        });
+        expect(m.price.quote).not.toBeNull(); // the quote figures stay
+      } finally {
+        await base.client.request({ method: 'anvil_setCode', params: [feed, code] } as never);
+      }
+    } finally {
+      await setAnswer(3000n);
+    }
+    expect((await refreshed(traded)).quote_price.usd).toBe(3000);
   });
 
   it('ranks tokens by refreshed market data; a cursor from before a refresh is cursor_stale', async () => {
@@ -286,13 +335,24 @@ describe('indexed reads', () => {
       return r.json.data as { token: { address: Address }; market_data: { updated_at: string } }[];
     };
     const addresses = (rows: { token: { address: Address } }[]) => rows.map((t) => t.token.address);
-    // USD-priced (USDC) tokens first by value; the ETH-quoted ones have no USD value and come last.
+    // Ranked by USD across quote currencies (USDC at 1, ETH at its feed's price), highest first.
+    type Row = { market_data: { activity: Record<string, { volume_usd: number }>; [k: string]: unknown } };
+    const usdOf: Record<string, (r: Row) => number> = {
+      volume_24h: (r) => r.market_data.activity['24h']?.volume_usd as number,
+      market_cap: (r) => (r.market_data.market_cap as { usd: number }).usd,
+      liquidity: (r) => (r.market_data.liquidity as { usd: number }).usd,
+    };
     for (const sort of ['volume_24h', 'market_cap', 'liquidity']) {
       const rows = await order(sort);
-      expect(addresses(rows).slice(0, 3), sort).toEqual([calm.token, busy.token, tokens[1]]);
+      // (tokens of quotes without a USD price, the stock ones, have null and come last)
+      const values = (rows as unknown as Row[]).map((r) => (usdOf[sort] as (r: Row) => number)(r) ?? -1);
+      expect(values, sort).toEqual([...values].sort((x, y) => y - x));
       expect(rows).toHaveLength(tokens.length + 3);
       expect(Date.parse(rows[0]?.market_data.updated_at as string)).toBeGreaterThan(0);
     }
+    // 500 USDC, then the ETH token's 0.1 ETH ($300), then 150 USDC: one USD scale across quotes.
+    const byVolume = addresses(await order('volume_24h'));
+    expect(byVolume.slice(0, 3)).toEqual([calm.token, traded, busy.token]);
     // Trending counts trades and traders: three traders beat one bigger buyer.
     expect(addresses(await order('trending')).slice(0, 2)).toEqual([busy.token, calm.token]);
 

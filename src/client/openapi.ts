@@ -4404,7 +4404,7 @@ export interface operations {
                                 tick_spacing: number;
                                 pool_id: string;
                             };
-                            /** @description Market data, refreshed on a schedule from the index (USD only for stablecoin quotes) */
+                            /** @description Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain) */
                             market_data?: {
                                 /** @description fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet */
                                 data_status: "fresh" | "stale" | "pending";
@@ -4743,7 +4743,7 @@ export interface operations {
                                 tick_spacing: number;
                                 pool_id: string;
                             };
-                            /** @description Market data, refreshed on a schedule from the index (USD only for stablecoin quotes) */
+                            /** @description Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain) */
                             market_data?: {
                                 /** @description fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet */
                                 data_status: "fresh" | "stale" | "pending";
@@ -5082,7 +5082,7 @@ export interface operations {
                                 tick_spacing: number;
                                 pool_id: string;
                             };
-                            /** @description Market data, refreshed on a schedule from the index (USD only for stablecoin quotes) */
+                            /** @description Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain) */
                             market_data?: {
                                 /** @description fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet */
                                 data_status: "fresh" | "stale" | "pending";
@@ -5420,7 +5420,7 @@ export interface operations {
                                 tick_spacing: number;
                                 pool_id: string;
                             };
-                            /** @description Market data, refreshed on a schedule from the index (USD only for stablecoin quotes) */
+                            /** @description Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain) */
                             market_data?: {
                                 /** @description fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet */
                                 data_status: "fresh" | "stale" | "pending";

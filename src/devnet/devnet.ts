@@ -18,6 +18,7 @@ import {
   type QuoteRegistration,
   type SuiteContracts,
   type VestingFixture,
+  ARTIFACTS,
 } from './launchpad.ts';
 import { PERMIT2_ADDRESS, permit2RuntimeCode, UNISWAP } from '../chain/uniswap.ts';
 import { ChainWriter } from './writer.ts';
@@ -79,6 +80,8 @@ const NATIVE_LAUNCH_FEE: Record<ChainId, bigint> = {
   5042: 2n * 10n ** 18n,
 };
 /** Arc registers its USDC ERC-20 only; the other chains also take the native currency and WETH. */
+/** The devnet's USD price of each native currency (whole dollars). */
+const NATIVE_USD: Record<ChainId, bigint> = { 8453: 3000n, 4663: 3000n, 143: 2n, 5042: 1n };
 const NATIVE_AND_WETH_QUOTES: Record<ChainId, boolean> = { 8453: true, 4663: true, 143: true, 5042: false };
 const SLUG: Record<ChainId, string> = { 8453: 'base', 4663: 'robinhood', 143: 'monad', 5042: 'arc' };
 
@@ -114,6 +117,8 @@ export interface DevnetChain {
     launch_fee?: 'native' | 'erc20';
     contracts: SuiteContracts;
   }[];
+  /** The native currency's USD price feed (its owner, the first account, can move the answer). */
+  native_usd_feed?: Address;
   /** On 8453: the historical suite's launch with vested allocations. */
   vesting_launch?: VestingFixture;
 }
@@ -228,6 +233,13 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
   const tokenMode = chainId === 8453 ? 'b20' : 'erc20';
   await deployMulticall3(w);
   if (tokenMode === 'b20') await deployB20Emulation(w);
+  // The native currency's USD reference, at a realistic price (8 decimals, as Chainlink's USD feeds).
+  const nativeUsdFeed = NATIVE_AND_WETH_QUOTES[chainId]
+    ? await w.deploy(ARTIFACTS.UsdPriceFeed, [
+        `${CHAINS[chainId].native_currency.symbol} / USD`,
+        NATIVE_USD[chainId] * 10n ** 8n,
+      ])
+    : undefined;
   // Monad's devnet suite charges its launch fee in USDC (5 USDC): the ERC-20 fee path, end to end.
   const feeToken = chainId === 143 ? tokenQuotes.find((q) => q.symbol === 'USDC') : undefined;
   const erc20LaunchFee = feeToken ? { token: feeToken.address, amount: 5n * 10n ** 6n } : undefined;
@@ -275,7 +287,10 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
         .filter((q) => q.address === zeroAddress || q.symbol === 'USDC')
         .map((q) => ({ ...q, suiteId: suites[1]?.id }))
     : [];
-  const manifest = devnetManifest(chainId, uniswap, suites, [...quotes, ...historicalQuotes], firstBlock);
+  const manifest = {
+    ...devnetManifest(chainId, uniswap, suites, [...quotes, ...historicalQuotes], firstBlock),
+    ...(nativeUsdFeed ? { native_usd_feed: nativeUsdFeed } : {}),
+  };
   const manifestPath = join(dataDir, 'deployments', `devnet-${chainId}.json`);
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   return {
@@ -284,6 +299,7 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
     accounts,
     manifest_path: manifestPath,
     uniswap,
+    ...(nativeUsdFeed ? { native_usd_feed: nativeUsdFeed } : {}),
     quotes: quotes.map(({ symbol, address, decimals, asset_type }) => ({
       symbol,
       address,

@@ -44,6 +44,7 @@ export const ARTIFACTS = {
   B20ActivationRegistry: art(A.B20ActivationRegistryAbi, A.B20ActivationRegistryBytecode),
   B20PolicyRegistry: art(A.B20PolicyRegistryAbi, A.B20PolicyRegistryBytecode),
   Multicall3: art(A.Multicall3Abi, A.Multicall3Bytecode),
+  UsdPriceFeed: art(A.UsdPriceFeedAbi, A.UsdPriceFeedBytecode),
 };
 
 /** Deploys `artifact` anywhere, then copies its runtime code (immutables included) to `at`. */

@@ -56,7 +56,10 @@ const MarketData = Type.Object(
     updated_at: Nullable(Time),
     as_of_block: Nullable(Block),
   },
-  { description: 'Market data, refreshed on a schedule from the index (USD only for stablecoin quotes)' },
+  {
+    description:
+      'Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain)',
+  },
 );
 
 /** Profile fields (description, image_url, website, x, telegram) come from the metadata document when

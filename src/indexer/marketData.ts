@@ -61,9 +61,16 @@ export function trendingScore(trades: { timestamp: number; trader: string }[], n
   return Math.round(score * 1e6) / 1e6;
 }
 
+/** A double rounded to `places` decimals (prices keep their significant digits instead). */
+function round(x: number, places: number): number {
+  if (x !== 0 && Math.abs(x) < 10 ** -places) return Number(x.toPrecision(6));
+  const f = 10 ** places;
+  return Math.round(x * f) / f;
+}
+
 /** USD as a double for ranking: -1 (ranks last) where the quote has no USD price. */
-export function usdRank(raw: bigint, quote: { decimals: number; stablecoin: boolean }): number {
-  return quote.stablecoin ? Number(decimal(raw, quote.decimals, 6)) : -1;
+export function usdRank(raw: bigint, quote: { decimals: number; usd: number | null }): number {
+  return quote.usd === null ? -1 : Number(decimal(raw, quote.decimals, 6)) * quote.usd;
 }
 
 /**
@@ -72,7 +79,7 @@ export function usdRank(raw: bigint, quote: { decimals: number; stablecoin: bool
  */
 export function marketRecord(
   row: (TokenMarketTable & { launch_supply: string; address: string; quote_address: string }) | undefined,
-  quote: { decimals: number; stablecoin: boolean },
+  quote: { decimals: number },
   nowMs: number,
   staleAfterMs: number,
 ) {
@@ -90,8 +97,11 @@ export function marketRecord(
     };
   // USD display figures are JSON numbers, as the production clients read them (REFERENCE §3.9); raw
   // amounts and quote-denominated values stay exact strings.
+  // USD is the quote amount times the quote's USD price at the refresh (1 for stablecoins, the native
+  // reference for native and WETH quotes); null where the quote has none.
+  const quoteUsd = row.quote_usd === null || row.quote_usd === undefined ? null : Number(row.quote_usd);
   const usd = (raw: bigint, places: number, decimals = quote.decimals) =>
-    quote.stablecoin ? Number(decimal(raw, decimals, places)) : null;
+    quoteUsd === null ? null : round(Number(decimal(raw, decimals, places + 8)) * quoteUsd, places);
   const price = pricePerToken(BigInt(row.sqrt_price_x96), row.address, row.quote_address);
   const cap = marketCap(price, BigInt(row.launch_supply));
   // Prices to 18 significant places past the quote's own decimals.
@@ -109,7 +119,10 @@ export function marketRecord(
       quote_raw: reserve.toString(),
       usd: usd(reserve, 2),
     },
-    quote_price: { usd: quote.stablecoin ? 1 : null, updated_at },
+    quote_price: {
+      usd: quoteUsd,
+      updated_at: row.quote_usd_at ? new Date(Number(row.quote_usd_at) * 1000).toISOString() : updated_at,
+    },
     activity: Object.fromEntries(
       Object.entries(activity).map(([window, a]) => [
         window,

@@ -6,14 +6,31 @@
 // refresh (computed in full for new tokens and after a reorg below them). Only tokens whose values can
 // have moved are recomputed: those without market data, those a reorg marked, and those with trades in
 // the last 24 h or since the last refresh.
-import { type Abi, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem';
+import {
+  type Abi,
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  numberToHex,
+  parseAbi,
+  zeroAddress,
+} from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { RpcEndpoint } from '../chain/rpc.ts';
 import { UNISWAP } from '../chain/uniswap.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
-import { type Activity, marketCap, pricePerToken, trendingScore, usdRank, WINDOWS } from './marketData.ts';
+import {
+  type Activity,
+  decimal,
+  marketCap,
+  pricePerToken,
+  trendingScore,
+  usdRank,
+  WINDOWS,
+} from './marketData.ts';
 
 const CHUNK = 500;
 
@@ -48,6 +65,25 @@ export async function refreshMarket(opts: {
   const since = previous ? Number(previous.chain_time) - WINDOWS['24h'] : 0;
   const due = new Set<string>();
   const add = (rows: { address: string }[]) => rows.forEach((r) => due.add(r.address));
+  // The native currency's USD price at this block. When it moved (or first appears, or can no longer
+  // be read), every native- and WETH-quoted token is recomputed, so their USD figures and ranks follow.
+  const manifest = deployments.get(chainId);
+  const native = await nativeUsd(opts.endpoint, manifest?.native_usd_feed as Address | undefined, through);
+  const pegged = [zeroAddress, ...(manifest?.weth ? [manifest.weth] : [])];
+  const before = previous?.native_usd ?? null;
+  if (
+    (native?.usd ?? null) !== before &&
+    (native === null || before === null || Math.abs(native.usd / before - 1) > USD_MOVE)
+  ) {
+    add(
+      await db
+        .selectFrom('tokens')
+        .select('address')
+        .where('chain_id', '=', chainId)
+        .where('quote_address', 'in', pegged)
+        .execute(),
+    );
+  }
   add(
     await db
       .selectFrom('tokens as t')
@@ -166,7 +202,13 @@ export async function refreshMarket(opts: {
         }),
       ) as Activity;
       const q = deployments.quote(chainId, token.suite_id, token.quote_address);
-      const quote = { decimals: q?.decimals ?? 18, stablecoin: q?.asset_type === 'stablecoin' };
+      const usdRef =
+        q?.asset_type === 'stablecoin'
+          ? { usd: 1, at: chainTime }
+          : pegged.includes(token.quote_address as Address)
+            ? native
+            : null;
+      const quote = { decimals: q?.decimals ?? 18, usd: usdRef?.usd ?? null };
       const cap = marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply);
       return {
         chain_id: chainId,
@@ -185,6 +227,8 @@ export async function refreshMarket(opts: {
         as_of_block: through,
         updated_at: opts.nowMs,
         rebuild: 0,
+        quote_usd: usdRef?.usd ?? null,
+        quote_usd_at: usdRef?.at ?? null,
       };
     });
     if (rows.length > 0)
@@ -203,11 +247,19 @@ export async function refreshMarket(opts: {
             as_of_block: eb.ref('excluded.as_of_block'),
             rebuild: eb.ref('excluded.rebuild'),
             updated_at: eb.ref('excluded.updated_at'),
+            quote_usd: eb.ref('excluded.quote_usd'),
+            quote_usd_at: eb.ref('excluded.quote_usd_at'),
           })),
         )
         .execute();
   }
-  const next = { refreshed_at: opts.nowMs, chain_time: chainTime, as_of_block: through };
+  const next = {
+    refreshed_at: opts.nowMs,
+    chain_time: chainTime,
+    as_of_block: through,
+    native_usd: native?.usd ?? null,
+    native_usd_at: native?.at ?? null,
+  };
   await db
     .insertInto('market_state')
     .values({ chain_id: chainId, ...next })
@@ -220,6 +272,41 @@ export async function refreshMarket(opts: {
  * What the index cannot tell, read at the refresh's block in one batch: the pool price of tokens never
  * traded, and the supply of tokens indexed before launch supplies were recorded.
  */
+/** A relative move of the native USD price that recomputes every native/WETH-quoted token. */
+const USD_MOVE = 0.001;
+
+const FEED_ABI = parseAbi([
+  'function decimals() view returns (uint8)',
+  'function latestRoundData() view returns (uint80, int256, uint256, uint256, uint80)',
+]);
+
+/** The native currency's USD price from its feed at `through`, or null when there is none or it fails. */
+async function nativeUsd(
+  endpoint: RpcEndpoint,
+  feed: Address | undefined,
+  through: number,
+): Promise<{ usd: number; at: number } | null> {
+  if (!feed) return null;
+  const at = numberToHex(through);
+  const call = (functionName: 'decimals' | 'latestRoundData') => ({
+    method: 'eth_call',
+    params: [{ to: feed, data: encodeFunctionData({ abi: FEED_ABI, functionName }) }, at],
+  });
+  try {
+    const [decimals, round] = await endpoint.batchResults<Hex>([call('decimals'), call('latestRoundData')]);
+    const d = decodeFunctionResult({ abi: FEED_ABI, functionName: 'decimals', data: decimals as Hex });
+    const [, answer, , updatedAt] = decodeFunctionResult({
+      abi: FEED_ABI,
+      functionName: 'latestRoundData',
+      data: round as Hex,
+    });
+    if (answer <= 0n) return null;
+    return { usd: Number(decimal(answer, d, 8)), at: Number(updatedAt) };
+  } catch {
+    return null; // the USD figures of these tokens become null; the refresh itself goes on
+  }
+}
+
 async function liveReads(
   opts: { chainId: ChainId; endpoint: RpcEndpoint; deployments: Deployments },
   untraded: TokensTable[],

@@ -106,6 +106,12 @@ export const ChainManifest = Type.Object(
     chain_id: Type.Integer({ enum: [...CHAIN_IDS] }),
     name: Type.String(),
     weth: Type.Union([Address, Type.Null()]),
+    /**
+     * The native currency's USD reference: a price feed with the Chainlink AggregatorV3 interface
+     * (`latestRoundData`, `decimals`), read at each market refresh's block. Absent: native- and
+     * WETH-quoted tokens have no USD figures.
+     */
+    native_usd_feed: Type.Optional(Address),
     suites: Type.Array(SuiteManifest),
     quotes: Type.Array(QuoteManifest),
   },
@@ -135,6 +141,7 @@ export function parseManifest(json: unknown, source = 'manifest'): ChainManifest
     quote.address = getAddress(quote.address);
   }
   if (manifest.weth) manifest.weth = getAddress(manifest.weth);
+  if (manifest.native_usd_feed) manifest.native_usd_feed = getAddress(manifest.native_usd_feed);
   return manifest;
 }
 

@@ -140,7 +140,7 @@ function tokenRecord(
               address: t.address,
               quote_address: t.quote_address,
             },
-            { decimals: quote?.decimals ?? 18, stablecoin: quote?.asset_type === 'stablecoin' },
+            { decimals: quote?.decimals ?? 18 },
             deps.clock.now(),
             2 * deps.settings.marketRefreshMs,
           ),

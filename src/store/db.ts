@@ -181,12 +181,19 @@ export interface TokenMarketTable {
   updated_at: number | string | bigint;
   /** 1 when a reorg went below as_of_block: recompute the reserve from all trades. */
   rebuild: number;
+  /** USD per whole quote unit at the refresh (1 for stablecoins, the reference for native/WETH), or null. */
+  quote_usd: number | null;
+  /** Unix seconds of that USD price (the feed's round for native/WETH, the refresh for stablecoins). */
+  quote_usd_at: number | string | bigint | null;
 }
 export interface MarketStateTable {
   chain_id: number;
   refreshed_at: number | string | bigint;
   chain_time: number | string | bigint;
   as_of_block: number | string | bigint;
+  /** The native currency's USD price read at the last refresh, and its feed round's time. */
+  native_usd: number | null;
+  native_usd_at: number | string | bigint | null;
 }
 
 export interface Tables {

@@ -379,6 +379,16 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema.alterTable('pins').dropColumn('content').execute();
     },
   },
+  '0012_native_usd': {
+    async up(db: AnyDb) {
+      // USD of native- and WETH-quoted tokens: the reference read at each refresh, kept per row.
+      const real = 'double precision';
+      await db.schema.alterTable('token_market').addColumn('quote_usd', real).execute();
+      await db.schema.alterTable('token_market').addColumn('quote_usd_at', 'bigint').execute();
+      await db.schema.alterTable('market_state').addColumn('native_usd', real).execute();
+      await db.schema.alterTable('market_state').addColumn('native_usd_at', 'bigint').execute();
+    },
+  },
 });
 
 /**
