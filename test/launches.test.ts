@@ -106,13 +106,13 @@ describe('POST /v1/launches/prepare', () => {
         });
       }
       expect(d.steps.map((x: { id: string }) => x.id)).toEqual(
-        feeInToken ? ['approve-launch-fee', 'create-launch'] : ['create-launch'],
+        feeInToken ? ['approve-creation-fee', 'create-launch'] : ['create-launch'],
       );
       const step = d.steps.at(-1);
       expect(step).toMatchObject({
         id: 'create-launch',
         kind: 'transaction',
-        depends_on: feeInToken ? ['approve-launch-fee'] : [],
+        depends_on: feeInToken ? ['approve-creation-fee'] : [],
         simulation: { status: 'succeeded', block_number: d.observed_block },
       });
       expect(step.transaction).toMatchObject({

@@ -242,8 +242,8 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     const approve = feeAsset !== undefined && feeAsset.allowance < fee && fee > 0n;
     if (approve) {
       plan.transaction({
-        id: 'approve-launch-fee',
-        label: 'Approve the launch fee',
+        id: 'approve-creation-fee',
+        label: 'Approve the creation fee',
         depends_on: [],
         to: feeCurrency,
         data: encodeFunctionData({ abi: ERC20_ABI, functionName: 'approve', args: [factory, fee] }),
@@ -253,7 +253,7 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     plan.transaction({
       id: 'create-launch',
       label: 'Create launch',
-      depends_on: approve ? ['approve-launch-fee'] : [],
+      depends_on: approve ? ['approve-creation-fee'] : [],
       to: factory,
       data: encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
       value: feeAsset ? 0n : fee,

@@ -76,6 +76,8 @@ const MARKET_COLUMNS = [
   'm.trending_score',
   'm.as_of_block',
   'm.updated_at',
+  'm.quote_usd',
+  'm.quote_usd_at',
 ] as const;
 
 /** Search candidates looked up by address; more than this many use a subquery instead. */
@@ -84,8 +86,8 @@ const MAX_CANDIDATES = 1000;
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
 
 /**
- * The token record. Profile fields (description, image, links) come from its metadata document when
- * this gateway pinned it (`doc`), else they are null; `origin` serves ipfs:// images.
+ * The token record. Profile fields (description, image, links) come from its ipfs:// metadata document
+ * (`doc`, read wherever it was pinned), else they are null; `origin` serves ipfs:// images.
  */
 function tokenRecord(
   deps: TokenReadDeps,
