@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv } from './support.ts';
+import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv, target } from './support.ts';
 
 const SAMPLES = 200;
 const PATH = '/v1/config?chain_id=8453';
@@ -106,8 +106,10 @@ export async function benchConfig() {
       ),
     );
     const ratio = median(rows.map((r) => r.gw.p50 / r.rpc.p50));
-    console.log(
-      `median p50 / RPC round trips = ${ratio.toFixed(2)} (target <= 2.00): ${ratio <= 2 ? 'met' : 'NOT met'}`,
+    target(
+      'live GET /v1/config p50 <= 2x its RPC round trips (median of rounds)',
+      ratio.toFixed(2),
+      ratio <= 2,
     );
   } finally {
     await direct.stop();

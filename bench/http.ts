@@ -4,7 +4,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBenchKey, type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
+import {
+  createBenchKey,
+  type Load,
+  load,
+  median,
+  printLoads,
+  ROUNDS,
+  startServer,
+  target,
+} from './support.ts';
 
 export async function benchHttp() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
@@ -38,11 +47,9 @@ export async function benchHttp() {
   const ratio = median(rounds.map((r) => r.config.rps / r.ceiling.rps));
   const healthRatio = median(rounds.map((r) => r.health.rps / r.ceiling.rps));
   const cpuRatio = median(rounds.map((r) => r.ceiling.cpuUs / r.config.cpuUs));
-  console.log(`\nmedian over ${ROUNDS} rounds: health / ceiling = ${healthRatio.toFixed(2)}`);
   console.log(
-    `median over ${ROUNDS} rounds: authenticated config / ceiling by server CPU per request = ${cpuRatio.toFixed(2)}`,
+    `\nmedian over ${ROUNDS} rounds: authenticated config / ceiling by server CPU per request = ${cpuRatio.toFixed(2)}`,
   );
-  console.log(
-    `median over ${ROUNDS} rounds: authenticated config / ceiling = ${ratio.toFixed(2)} (target >= 0.50): ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
-  );
+  target('keyed GET /v1/config?include=chains >= 0.50 of bare fastify', ratio.toFixed(2), ratio >= 0.5);
+  target('GET /v1/health >= 0.70 of bare fastify', healthRatio.toFixed(2), healthRatio >= 0.7);
 }

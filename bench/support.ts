@@ -11,6 +11,15 @@ export const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
+/** Every target a section measured, for the summary `npm run bench` prints last. */
+export const targets: { name: string; value: string; met: boolean | null }[] = [];
+
+/** Prints and records one target: `met`, `NOT met`, or `not measured` (null) when no bench measures it. */
+export function target(name: string, value: string, met: boolean | null): void {
+  targets.push({ name, value, met });
+  console.log(`target ${name}: ${value}: ${met === null ? 'not measured' : met ? 'met' : 'NOT met'}`);
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
