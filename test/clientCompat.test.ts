@@ -4,12 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { type Address, createWalletClient, type Hex, http, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainClients } from '../src/chain/clients.ts';
 import type { Devnet } from '../src/devnet/devnet.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
-import { Deployments } from '../src/launchpad/deployments.ts';
 import { TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
+import {
+  type DevnetGateway,
+  startDevnetGateway,
+  startTestIndexer,
+  waitIndexed,
+} from './support/devnetGateway.ts';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -23,14 +26,7 @@ beforeAll(async () => {
   env = await startDevnetGateway({ KEY_PREFIX: 'o1_' });
   base = new TestChain(env.devnet.chains[0] as Devnet['chains'][number]);
   monad = new TestChain(env.devnet.chains[2] as Devnet['chains'][number]);
-  indexer = startIndexer({
-    database: env.gw.database,
-    chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
-    deployments: Deployments.load(env.gw.settings.manifestsDir),
-    chainIds: [8453],
-    pollMs: 20,
-    marketRefreshMs: 100,
-  });
+  indexer = startTestIndexer(env.gw, env.devnet);
 }, 60_000);
 afterAll(async () => {
   await indexer?.stop();

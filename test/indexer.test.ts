@@ -18,7 +18,12 @@ import { UNISWAP } from '../src/chain/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { decimal } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
+import {
+  type DevnetGateway,
+  startDevnetGateway,
+  startTestIndexer,
+  waitIndexed,
+} from './support/devnetGateway.ts';
 import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -31,17 +36,7 @@ let indexer: ReturnType<typeof startIndexer>;
 beforeAll(async () => {
   env = await startDevnetGateway();
   base = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
-  indexer = startIndexer({
-    database: env.gw.database,
-    chains: new ChainClients(
-      { 8453: [base.chain.rpc_url], 4663: [env.devnet.chains[1]?.rpc_url as string] },
-      5000,
-    ),
-    deployments: Deployments.load(env.gw.settings.manifestsDir),
-    chainIds: [8453, 4663],
-    pollMs: 20,
-    marketRefreshMs: 100,
-  });
+  indexer = startTestIndexer(env.gw, env.devnet, [8453, 4663]);
 }, 60_000);
 afterAll(async () => {
   await indexer?.stop();

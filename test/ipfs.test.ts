@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { type Address, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, devnetEnv } from '../src/devnet/devnet.ts';
-import { ChainClients } from '../src/chain/clients.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
-import { Deployments } from '../src/launchpad/deployments.ts';
 import { TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
+import {
+  type DevnetGateway,
+  startDevnetGateway,
+  startTestIndexer,
+  waitIndexed,
+} from './support/devnetGateway.ts';
 import { call, expectProblem, startGateway, type TestGateway, tempDir } from './support/gateway.ts';
 import {
   type IpfsPeer,
@@ -43,14 +46,7 @@ beforeAll(async () => {
   env = await startDevnetGateway({ IPFS_PEERS: peer.multiaddrs.join(','), IPFS_FETCH_TIMEOUT_MS: '3000' });
   ({ gw, key } = env);
   chain = new TestChain(env.devnet.chains[0] as Devnet['chains'][number]);
-  indexer = startIndexer({
-    database: gw.database,
-    chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
-    deployments: Deployments.load(gw.settings.manifestsDir),
-    chainIds: [8453],
-    pollMs: 20,
-    marketRefreshMs: 1000,
-  });
+  indexer = startTestIndexer(gw, env.devnet, [8453], 1000);
 }, 60_000);
 afterAll(async () => {
   await indexer?.stop();
@@ -240,14 +236,7 @@ describe('IPFS_GATEWAY_URL (a trustless HTTP gateway)', () => {
       const { token } = await chain.launch(creator, { contractURI: `ipfs://${docCid}` });
       // No IPFS_PEERS: the HTTP gateway is the only way to the blocks.
       const { g, key: k } = await gateway({ IPFS_GATEWAY_URL: http.url, IPFS_FETCH_TIMEOUT_MS: '2000' });
-      const indexer2 = startIndexer({
-        database: g.database,
-        chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
-        deployments: Deployments.load(g.settings.manifestsDir),
-        chainIds: [8453],
-        pollMs: 20,
-        marketRefreshMs: 1000,
-      });
+      const indexer2 = startTestIndexer(g, env.devnet, [8453], 1000);
       try {
         await waitIndexed(g, k, chain.client);
         const record = await call(g, `/v1/tokens/8453/${token}`, { key: k });

@@ -19,11 +19,14 @@ import {
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as A from '../contracts/artifacts/index.ts';
-import { ChainClients } from '../src/chain/clients.ts';
 import { startIndexer } from '../src/indexer/indexer.ts';
-import { Deployments } from '../src/launchpad/deployments.ts';
 import { TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway, waitIndexed } from './support/devnetGateway.ts';
+import {
+  type DevnetGateway,
+  startDevnetGateway,
+  startTestIndexer,
+  waitIndexed,
+} from './support/devnetGateway.ts';
 import { call, freshPostgres } from './support/gateway.ts';
 
 const FACTORY = A.LaunchFactoryAbi as Abi;
@@ -55,14 +58,7 @@ describe.each(['sqlite', 'postgres'] as const)('poison text from the chain, on %
       kind === 'postgres' ? { DATABASE_URL: await freshPostgres(inject('postgresUrl')) } : {},
     );
     base = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
-    indexer = startIndexer({
-      database: env.gw.database,
-      chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
-      deployments: Deployments.load(env.gw.settings.manifestsDir),
-      chainIds: [8453],
-      pollMs: 20,
-      marketRefreshMs: 100,
-    });
+    indexer = startTestIndexer(env.gw, env.devnet);
   }, 60_000);
   afterAll(async () => {
     await indexer?.stop();

@@ -1,6 +1,10 @@
 // A devnet and an in-process gateway on it, for the end-to-end route tests.
 import { type Devnet, devnetEnv, startDevnet } from '../../src/devnet/devnet.ts';
 import type { PublicClient } from 'viem';
+import { ChainClients } from '../../src/chain/clients.ts';
+import { startIndexer } from '../../src/indexer/indexer.ts';
+import type { ChainId } from '../../src/launchpad/chains.ts';
+import { Deployments } from '../../src/launchpad/deployments.ts';
 import { call, type Reply, startGateway, type TestGateway, tempDir } from './gateway.ts';
 import { freePortRange } from './net.ts';
 
@@ -26,6 +30,24 @@ export async function startDevnetGateway(env: Record<string, string> = {}): Prom
       await devnet.stop();
     },
   };
+}
+
+/** An indexer on a test gateway's database for some devnet chains (polls every 20 ms). */
+export function startTestIndexer(
+  gw: TestGateway,
+  devnet: Devnet,
+  chainIds: ChainId[] = [8453],
+  marketRefreshMs = 100,
+): ReturnType<typeof startIndexer> {
+  const rpc = (id: ChainId) => devnet.chains.find((c) => c.chain_id === id)?.rpc_url as string;
+  return startIndexer({
+    database: gw.database,
+    chains: new ChainClients(Object.fromEntries(chainIds.map((id) => [id, [rpc(id)]])), 5000),
+    deployments: Deployments.load(gw.settings.manifestsDir),
+    chainIds,
+    pollMs: 20,
+    marketRefreshMs,
+  });
 }
 
 /** Waits until a gateway's index has reached the chain's head (for an indexer polling every few ms). */
