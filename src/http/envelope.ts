@@ -72,8 +72,9 @@ export function indexedPage(
   items: unknown[],
   next: string | null,
   indexedThroughBlock: unknown,
+  warnings: string[] = [],
 ) {
-  const body = envelope(requestIdValue, nowMs, items);
+  const body = envelope(requestIdValue, nowMs, items, warnings);
   return {
     data: body.data,
     pagination: { next_cursor: next },

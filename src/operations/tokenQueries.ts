@@ -37,6 +37,8 @@ export interface IndexedPage<T = unknown> {
   items: T[];
   next: string | null;
   indexedThrough: unknown;
+  /** Notes for meta.warnings (e.g. a chain whose native USD price could not be read). */
+  warnings?: string[];
 }
 
 /** How much, and from where: the page size (already bounded by the caller's plan) and the cursor. */
@@ -308,7 +310,25 @@ async function tokenPage(
     ),
     next,
     indexedThrough: await indexedThrough(deps.database, chainIds),
+    warnings: await usdWarnings(deps, [...new Set(found.map((t) => t.chain_id as ChainId))]),
   };
+}
+
+/** A warning per chain whose native USD feed is configured but gave no price at the last refresh. */
+async function usdWarnings(deps: TokenReadDeps, chainIds: ChainId[]): Promise<string[]> {
+  const watched = chainIds.filter((id) => deps.deployments.get(id)?.native_usd_feed);
+  if (watched.length === 0) return [];
+  const states = await deps.database.db
+    .selectFrom('market_state')
+    .select(['chain_id', 'native_usd'])
+    .where('chain_id', 'in', watched)
+    .execute();
+  return states
+    .filter((st) => st.native_usd === null)
+    .map(
+      (st) =>
+        `Chain ${st.chain_id}: the native USD price feed could not be read at the last refresh; usd is null for native- and WETH-quoted tokens.`,
+    );
 }
 
 /** Tokens in launch order (newest or oldest) or ranked by refreshed market data, across chains or one. */

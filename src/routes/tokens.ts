@@ -54,7 +54,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     return { chainId: p.chain_id, token: getAddress(p.token_address), limit: pageSize(q), cursor: q.cursor };
   };
   const page = (request: FastifyRequest, p: IndexedPage) =>
-    indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough);
+    indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough, p.warnings);
 
   route(
     'token_list',
