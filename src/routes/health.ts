@@ -1,11 +1,30 @@
 // GET /v1/health: no key, no units. Database and limiter are required (503 when down); a chain whose
 // RPC is down makes the service "degraded" but it still serves the other chains.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ChainMonitor } from '../chain/monitor.ts';
 
 /** Right after start, how long health waits for the first chain probes before answering without them. */
 const FIRST_PROBE_WAIT_MS = 150;
+/** How long one database or limiter check answers for (monotonic time, not the request clock). */
+const CHECK_TTL_MS = 250;
+
+/** `check`'s result, reused for CHECK_TTL_MS after it settles; concurrent callers share one run. */
+function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
+  let last: { at: number; result: Promise<T> } | undefined;
+  return (request: FastifyRequest): Promise<T> => {
+    const now = performance.now();
+    if (!last || now - last.at > CHECK_TTL_MS) {
+      const result = check(request);
+      last = { at: Number.POSITIVE_INFINITY, result };
+      // The TTL starts when the check settles, so a slow ping is not repeated by every waiting request.
+      void result.finally(() => {
+        if (last?.result === result) last.at = performance.now();
+      });
+    }
+    return last.result;
+  };
+}
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
@@ -75,6 +94,26 @@ export function registerHealthRoutes(
       : ('not_checked' as const),
     failing,
   };
+  // Under load every request would ping the database and the limiter: one ping serves all the health
+  // requests of the next CHECK_TTL_MS (and concurrent ones share the ping in flight).
+  const databaseCheck = shared((request: FastifyRequest) =>
+    deps.database.ping().then(
+      () => 'ok' as const,
+      (err: unknown) => {
+        request.log.warn({ err }, 'health: database is down');
+        return 'down' as const;
+      },
+    ),
+  );
+  const limiterCheck = shared((request: FastifyRequest) =>
+    deps.limiter.backend.ping().then(
+      () => ({ status: 'ok' as const, kind: deps.limiter.backend.kind }),
+      (err: unknown) => {
+        request.log.warn({ err }, 'health: limiter is down');
+        return { status: 'down' as const, kind: deps.limiter.backend.kind };
+      },
+    ),
+  );
   app.route({
     ...routeBase('health'),
     schema: {
@@ -105,25 +144,13 @@ export function registerHealthRoutes(
       if ((request.query as { probe?: string }).probe === 'live')
         return envelope(request.id, deps.clock.now(), { status: 'alive', version: VERSION });
       const [database] = await Promise.all([
-        deps.database.ping().then(
-          () => 'ok' as const,
-          (err: unknown) => {
-            request.log.warn({ err }, 'health: database is down');
-            return 'down' as const;
-          },
-        ),
+        databaseCheck(request),
         // Until each chain has been probed once (just after start), wait a moment for it, not longer.
         deps.monitor.probed ||
           Promise.race([deps.monitor.first, new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref())]),
       ]);
       const chains = deps.monitor.status();
-      const limiter = await deps.limiter.backend.ping().then(
-        () => ({ status: 'ok' as const, kind: deps.limiter.backend.kind }),
-        (err: unknown) => {
-          request.log.warn({ err }, 'health: limiter is down');
-          return { status: 'down' as const, kind: deps.limiter.backend.kind };
-        },
-      );
+      const limiter = await limiterCheck(request);
       const chainDown = chains.some((c) => c.rpc === 'down') || failing.length > 0;
       const report = {
         status:
