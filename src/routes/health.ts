@@ -9,10 +9,13 @@ const FIRST_PROBE_WAIT_MS = 150;
 /** How long one database or limiter check answers for (monotonic time, not the request clock). */
 const CHECK_TTL_MS = 250;
 
-/** `check`'s result, reused for CHECK_TTL_MS after it settles; concurrent callers share one run. */
+/**
+ * `check`'s result, reused for CHECK_TTL_MS after it settles; concurrent callers share one run.
+ * `forget()` drops it (any 5xx answer does, so an outage shows on the next health request).
+ */
 function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
   let last: { at: number; result: Promise<T> } | undefined;
-  return (request: FastifyRequest): Promise<T> => {
+  const run = (request: FastifyRequest): Promise<T> => {
     const now = performance.now();
     if (!last || now - last.at > CHECK_TTL_MS) {
       const result = check(request);
@@ -24,6 +27,7 @@ function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
     }
     return last.result;
   };
+  return Object.assign(run, { forget: () => (last = undefined) });
 }
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
@@ -95,7 +99,8 @@ export function registerHealthRoutes(
     failing,
   };
   // Under load every request would ping the database and the limiter: one ping serves all the health
-  // requests of the next CHECK_TTL_MS (and concurrent ones share the ping in flight).
+  // requests of the next CHECK_TTL_MS (and concurrent ones share the ping in flight), unless some answer
+  // was a 5xx meanwhile.
   const databaseCheck = shared((request: FastifyRequest) =>
     deps.database.ping().then(
       () => 'ok' as const,
@@ -114,6 +119,12 @@ export function registerHealthRoutes(
       },
     ),
   );
+  app.addHook('onResponse', async (_request, reply) => {
+    if (reply.statusCode >= 500) {
+      databaseCheck.forget();
+      limiterCheck.forget();
+    }
+  });
   app.route({
     ...routeBase('health'),
     schema: {
