@@ -534,7 +534,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // The worker thread starts on the first launch; `launchpad start` warms it ahead (src/cli.ts).
   const saltMiner = deps.saltMiner ?? new SaltMiner();
   app.addHook('onClose', async () => saltMiner.close());
-  registerIpfsRoutes(app, { pins, documents, ipfs });
+  registerIpfsRoutes(app, { pins, documents, ipfs, fetchTimeoutMs: settings.ipfsFetchTimeoutMs });
   registerLaunchRoutes(app, { ...routeDeps, pins, saltMiner });
   const secret = await loadGatewaySecret(database, settings.dataDir, settings.quoteSecret);
   const quotes = new QuoteSigner(

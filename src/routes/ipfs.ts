@@ -13,6 +13,8 @@ export interface IpfsRouteDeps {
   pins: PinStore;
   documents: MetadataDocuments;
   ipfs: IpfsNode;
+  /** IPFS_FETCH_TIMEOUT_MS: how long content not pinned here is looked for. */
+  fetchTimeoutMs: number;
 }
 
 export function registerIpfsRoutes(app: FastifyInstance, deps: IpfsRouteDeps) {
@@ -25,7 +27,7 @@ export function registerIpfsRoutes(app: FastifyInstance, deps: IpfsRouteDeps) {
       const parsed = parseCid(cid);
       if (!parsed) throw notFound();
       const content = await deps.ipfs
-        .cat(parsed, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 10_000 })
+        .cat(parsed, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: deps.fetchTimeoutMs })
         .catch((error: unknown) => {
           if (error instanceof ContentTooLarge) throw notFound();
           throw new ApiError('upstream_timeout', `${cid.slice(0, 80)} could not be retrieved from IPFS`);
