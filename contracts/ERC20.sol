@@ -49,7 +49,11 @@ abstract contract ERC20 {
     function _credit(address to, uint256 amount) internal {
         balanceOf[to] += amount;
         emit Transfer(address(0), to, amount);
+        _afterTransfer(address(0), to);
     }
+
+    /// Called after every balance change (a tax token reports balances to its dividend distributor).
+    function _afterTransfer(address from, address to) internal virtual {}
 
     function _transfer(address from, address to, uint256 amount) private {
         if (to == address(0)) revert ERC20InvalidReceiver(to);
@@ -60,5 +64,6 @@ abstract contract ERC20 {
             balanceOf[to] += amount;
         }
         emit Transfer(from, to, amount);
+        _afterTransfer(from, to);
     }
 }

@@ -2,14 +2,12 @@
 pragma solidity 0.8.26;
 
 import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
-import {IUnlockCallback} from "@uniswap/v4-core/src/interfaces/callback/IUnlockCallback.sol";
-import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
+import {ClaimPayout} from "./ClaimPayout.sol";
 
 /// @title FeeEscrow
 /// @notice Holds the hook's fees as PoolManager ERC-6909 claims and the per-recipient ledger of what is
 /// owed. A claim zeroes the balance, then burns the claim and takes the currency to the destination.
-contract FeeEscrow is IUnlockCallback {
-    IPoolManager public immutable poolManager;
+contract FeeEscrow is ClaimPayout {
     address public immutable hook;
 
     /// recipient => currency (0 = native) => amount
@@ -20,13 +18,11 @@ contract FeeEscrow is IUnlockCallback {
 
     error NothingToClaim();
     error NotHook();
-    error NotPoolManager();
     error ZeroAddress();
     error ZeroDestination();
 
-    constructor(IPoolManager poolManager_, address hook_) {
+    constructor(IPoolManager poolManager_, address hook_) ClaimPayout(poolManager_) {
         if (address(poolManager_) == address(0) || hook_ == address(0)) revert ZeroAddress();
-        poolManager = poolManager_;
         hook = hook_;
     }
 
@@ -53,16 +49,7 @@ contract FeeEscrow is IUnlockCallback {
         amount = owed[recipient][currency];
         if (amount == 0) revert NothingToClaim();
         owed[recipient][currency] = 0;
-        poolManager.unlock(abi.encode(currency, destination, amount));
+        _payOut(currency, destination, amount);
         emit Claimed(recipient, currency, destination, amount);
-    }
-
-    function unlockCallback(bytes calldata data) external returns (bytes memory) {
-        if (msg.sender != address(poolManager)) revert NotPoolManager();
-        (address currency, address destination, uint256 amount) = abi.decode(data, (address, address, uint256));
-        Currency c = Currency.wrap(currency);
-        poolManager.burn(address(this), c.toId(), amount);
-        poolManager.take(c, destination, amount);
-        return "";
     }
 }

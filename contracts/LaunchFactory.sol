@@ -6,7 +6,7 @@ import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
 import {PoolId, PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
 import {LaunchBuyParams, LaunchBuyRequest, LaunchParams, TokenTransfer} from "./LaunchTypes.sol";
 import {LaunchFactoryCore} from "./LaunchFactoryCore.sol";
-import {LaunchHook} from "./LaunchHook.sol";
+import {LaunchHookBase} from "./LaunchHookBase.sol";
 
 interface ILaunchBuyAdapter {
     function executeLaunchBuy(LaunchBuyRequest calldata request) external payable returns (uint256 amountOut);
@@ -41,7 +41,7 @@ contract LaunchFactory is LaunchFactoryCore {
     error InvalidLaunchBuyParams();
     error InvalidLaunchBuyPayment(uint256 expected, uint256 actual);
 
-    constructor(IPoolManager poolManager_, LaunchHook hook_, address feeEscrow_, address owner_)
+    constructor(IPoolManager poolManager_, LaunchHookBase hook_, address feeEscrow_, address owner_)
         LaunchFactoryCore(poolManager_, hook_, feeEscrow_, owner_)
     {}
 
@@ -105,7 +105,7 @@ contract LaunchFactory is LaunchFactoryCore {
         _payLaunchFee();
     }
 
-    function _core(LaunchParams calldata p) private pure returns (Launch memory) {
+    function _core(LaunchParams calldata p) internal pure returns (Launch memory) {
         return Launch({
             name: p.tokenName,
             symbol: p.tokenSymbol,
@@ -117,7 +117,8 @@ contract LaunchFactory is LaunchFactoryCore {
             metadataEditable: p.metadataEditable,
             metadataKeys: p.metadataKeys,
             metadataValues: p.metadataValues,
-            reserved: 0
+            reserved: 0,
+            creatorFeeRecipient: address(0)
         });
     }
 

@@ -18,6 +18,7 @@ import {
     SeedBand
 } from "./LaunchTypes.sol";
 import {LaunchHook} from "./LaunchHook.sol";
+import {LaunchHookBase} from "./LaunchHookBase.sol";
 import {LaunchToken} from "./LaunchToken.sol";
 import {LaunchTokenDeployer} from "./LaunchTokenDeployer.sol";
 import {AnnouncementRegistry} from "./AnnouncementRegistry.sol";
@@ -42,7 +43,7 @@ abstract contract LaunchFactoryCore {
     uint256 public constant MAX_QUOTE_BATCH = 64;
 
     IPoolManager public immutable poolManager;
-    LaunchHook public immutable hook;
+    LaunchHookBase public immutable hook;
     address public immutable feeEscrow;
     LaunchTokenDeployer public immutable tokenDeployer;
 
@@ -120,13 +121,13 @@ abstract contract LaunchFactoryCore {
 
     /// Defaults: supply 1e9 tokens, spacing 200, base fee 100 bps = CREATOR 50 / PLATFORM 30 / REFERRER 20,
     /// anti-snipe from 9900 bps over 20 s, one band holding the whole supply. Creation starts disabled.
-    constructor(IPoolManager poolManager_, LaunchHook hook_, address feeEscrow_, address owner_) {
+    constructor(IPoolManager poolManager_, LaunchHookBase hook_, address feeEscrow_, address owner_) {
         poolManager = poolManager_;
         hook = hook_;
         feeEscrow = feeEscrow_;
         owner = owner_;
         creatorAdmin = owner_;
-        tokenDeployer = new LaunchTokenDeployer();
+        tokenDeployer = new LaunchTokenDeployer(_taxTokens());
         launchSupply = 1e9 * 1e18;
         tickSpacing = 200;
         FeeComponent[] memory c = new FeeComponent[](3);
@@ -345,6 +346,13 @@ abstract contract LaunchFactoryCore {
         string[] metadataValues;
         /// Supply kept by the factory for the concrete launch (allocations); the rest seeds the pool.
         uint256 reserved;
+        /// Where creator fees go; 0 = the creator.
+        address creatorFeeRecipient;
+    }
+
+    /// Whether this factory's tokens are tax tokens (they report balances to a dividend distributor).
+    function _taxTokens() internal pure virtual returns (bool) {
+        return false;
     }
 
     /// The address the token of `p` will have: CREATE2 from the token deployer (ERC-20 mode).
@@ -380,17 +388,23 @@ abstract contract LaunchFactoryCore {
             LaunchToken(token).setExtraMetadata(p.metadataKeys[i], p.metadataValues[i]);
         }
 
-        key = _initializePool(token, p.quote, q.startTickToken0Frame, creator, supply - p.reserved);
+        address feeRecipient = p.creatorFeeRecipient == address(0) ? creator : p.creatorFeeRecipient;
+        if (p.creatorFeeRecipient != address(0)) _checkRecipient(token, feeRecipient);
+        key = _initializePool(token, p.quote, q.startTickToken0Frame, creator, feeRecipient, supply - p.reserved);
         PoolId poolId = key.toId();
-        _rights[token] = CreatorRights(creator, creator, address(0), creator, poolId, p.metadataEditable);
+        _rights[token] = CreatorRights(creator, creator, address(0), feeRecipient, poolId, p.metadataEditable);
         if (announcementRegistry != address(0)) AnnouncementRegistry(announcementRegistry).registerToken(token);
         emit Launched(token, poolId, creator, p.quote, supply, key.tickSpacing);
     }
 
-    function _initializePool(address token, address quote, int24 frameTick, address creator, uint256 seedAmount)
-        private
-        returns (PoolKey memory key)
-    {
+    function _initializePool(
+        address token,
+        address quote,
+        int24 frameTick,
+        address creator,
+        address feeRecipient,
+        uint256 seedAmount
+    ) private returns (PoolKey memory key) {
         bool token0 = token < quote;
         int24 spacing = tickSpacing;
         key = PoolKey({
@@ -404,12 +418,17 @@ abstract contract LaunchFactoryCore {
         // so the seed is token-only.
         int24 start = ((token0 ? frameTick : -frameTick) / spacing) * spacing;
         poolManager.initialize(key, TickMath.getSqrtPriceAtTick(token0 ? start - spacing : start));
-        hook.registerPool(
-            key, token0, creator, creator, baseFeeBps, antiSnipeStartTotalBps, antiSnipeWindowSeconds, _feeComponents
-        );
+        _registerPool(key, token0, creator, feeRecipient);
         SeedBand[] memory bands = _seedBands(token0, start, spacing, seedAmount);
         IERC20Minimal(token).transfer(address(hook), seedAmount);
         hook.seedLiquidity(key, bands);
+    }
+
+    /// Registers the pool with the hook: the base fee, anti-snipe and fee components of non-tax suites.
+    function _registerPool(PoolKey memory key, bool token0, address creator, address feeRecipient) internal virtual {
+        LaunchHook(address(hook)).registerPool(
+            key, token0, creator, feeRecipient, baseFeeBps, antiSnipeStartTotalBps, antiSnipeWindowSeconds, _feeComponents
+        );
     }
 
     function _seedBands(bool token0, int24 start, int24 spacing, uint256 amount)

@@ -2,17 +2,21 @@
 pragma solidity 0.8.26;
 
 import {LaunchToken} from "./LaunchToken.sol";
+import {TaxToken} from "./TaxToken.sol";
 
 /// @title LaunchTokenDeployer
-/// @notice Creates launch tokens with CREATE2 for its factory (its creator). Keeping the token's creation
-/// code here keeps the factory small; clients predict addresses from `initCodeHash`.
+/// @notice Creates launch tokens with CREATE2 for its factory (its creator): plain launch tokens, or tax
+/// tokens for a tax factory. Keeping the token's creation code here keeps the factory small; clients
+/// predict addresses from `initCodeHash`.
 contract LaunchTokenDeployer {
     address public immutable factory;
+    bool public immutable taxTokens;
 
     error NotFactory();
 
-    constructor() {
+    constructor(bool taxTokens_) {
         factory = msg.sender;
+        taxTokens = taxTokens_;
     }
 
     function initCodeHash(string calldata name, string calldata symbol, uint256 supply)
@@ -20,7 +24,8 @@ contract LaunchTokenDeployer {
         view
         returns (bytes32)
     {
-        return keccak256(abi.encodePacked(type(LaunchToken).creationCode, abi.encode(name, symbol, supply, factory)));
+        bytes memory code = taxTokens ? type(TaxToken).creationCode : type(LaunchToken).creationCode;
+        return keccak256(abi.encodePacked(code, abi.encode(name, symbol, supply, factory)));
     }
 
     function predict(bytes32 salt, string calldata name, string calldata symbol, uint256 supply)
@@ -37,6 +42,7 @@ contract LaunchTokenDeployer {
         returns (address)
     {
         if (msg.sender != factory) revert NotFactory();
+        if (taxTokens) return address(new TaxToken{salt: salt}(name, symbol, supply, factory));
         return address(new LaunchToken{salt: salt}(name, symbol, supply, factory));
     }
 }

@@ -100,7 +100,8 @@ contract VestingLaunchFactory is LaunchFactoryCore {
             metadataEditable: p.roleMode == 1,
             metadataKeys: new string[](0),
             metadataValues: new string[](0),
-            reserved: reserved
+            reserved: reserved,
+            creatorFeeRecipient: address(0)
         });
         PoolKey memory key;
         (token, key) = _launch(l, msg.sender);

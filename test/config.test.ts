@@ -217,8 +217,42 @@ describe('GET /v1/config against the devnet', () => {
       symbol: 'USDC',
       decimals: 6,
     });
+    // The tax product: the reference inclusive tax suite, its static facts and its live policy.
     const tax = (await get(gw, key, 'chain_id=8453&launch_product=tax')).json.data;
-    expect(tax).toMatchObject({ suites: [], quotes: [] });
+    const taxSuite = base.chain.suites.find((s) => s.launch_product === 'tax');
+    expect(tax.suites).toHaveLength(1);
+    expect(tax.suites[0]).toMatchObject({
+      id: taxSuite?.id,
+      launch_product: 'tax',
+      token_mode: 'erc20',
+      tax_format: 'inclusive',
+      dividend_claims: { kind: 'permissionless' },
+      dividend_accounting: 'allocation-time',
+      zero_eligible_dividend_policy: 'protocol-recipient',
+      creation_available: true,
+      contracts: { dividend_distributor: taxSuite?.contracts.dividend_distributor },
+      tax_policy: {
+        format: 'inclusive',
+        percentage_scale: '100000000',
+        rate_scale: '1000000000000000000000000',
+        tax_fee_bounds: {
+          minimum_buy_tax_rate: '1000000',
+          maximum_buy_tax_rate: '10000000',
+          minimum_sell_tax_rate: '1000000',
+          maximum_sell_tax_rate: '10000000',
+        },
+        protocol_fee_configuration: {
+          protocol_tax_share: '10000000',
+          minimum_protocol_fee_rate: '500000',
+          maximum_protocol_fee_rate: '1000000',
+          protocol_fee_recipient: base.chain.accounts[9],
+        },
+        anti_snipe_configuration: { start_total_fee_rate: '99000000', window_seconds: 20 },
+        minimum_dividend_holding_requirement_raw: (10_000n * 10n ** 18n).toString(),
+      },
+    });
+    expect(tax.quotes.every((q: { suite_id: string }) => q.suite_id === taxSuite?.id)).toBe(true);
+    expect(tax.quotes.map((q: { address: string }) => q.address)).toContain(zeroAddress);
     expect(tax.as_of_block).toMatch(/^\d+$/);
   });
 

@@ -123,6 +123,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/claims/dividends/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Prepare dividend claims (tax launches) */
+        post: operations["dividend_claim_prepare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tokens/{chain_id}/{token_address}/metadata/onchain/prepare": {
         parameters: {
             query?: never;
@@ -718,6 +735,53 @@ export interface operations {
                                 token_mode: "b20" | "erc20";
                                 /** @enum {string} */
                                 launch_product?: "non-tax" | "tax";
+                                /** @enum {string} */
+                                tax_format?: "pre-inclusive" | "inclusive";
+                                dividend_claims?: {
+                                    /** @enum {string} */
+                                    kind: "permissionless";
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "holder-authorized";
+                                    helper: string;
+                                };
+                                /** @enum {string} */
+                                dividend_accounting?: "allocation-time" | "fee-accrual";
+                                /** @enum {string} */
+                                zero_eligible_dividend_policy?: "protocol-recipient";
+                                tax_policy?: {
+                                    buy_min_bps: number;
+                                    buy_max_bps: number;
+                                    sell_min_bps: number;
+                                    sell_max_bps: number;
+                                    base_fee_bps: number;
+                                    anti_snipe_window_seconds: number;
+                                    anti_snipe_start_total_bps: number;
+                                } | {
+                                    /** @enum {string} */
+                                    format: "inclusive";
+                                    /** @enum {string} */
+                                    percentage_scale: "100000000";
+                                    /** @enum {string} */
+                                    rate_scale: "1000000000000000000000000";
+                                    tax_fee_bounds: {
+                                        minimum_buy_tax_rate: string;
+                                        maximum_buy_tax_rate: string;
+                                        minimum_sell_tax_rate: string;
+                                        maximum_sell_tax_rate: string;
+                                    };
+                                    protocol_fee_configuration: {
+                                        protocol_tax_share: string;
+                                        minimum_protocol_fee_rate: string;
+                                        maximum_protocol_fee_rate: string;
+                                        protocol_fee_recipient: string;
+                                    };
+                                    anti_snipe_configuration: {
+                                        start_total_fee_rate: string;
+                                        window_seconds: number;
+                                    };
+                                    minimum_dividend_holding_requirement_raw: string;
+                                };
                                 config_version?: string;
                                 launch_supply_raw?: string;
                                 launch_creation_enabled?: boolean;
@@ -742,6 +806,7 @@ export interface operations {
                                     swapx_router?: string;
                                     permit?: string;
                                     permit2?: string;
+                                    dividend_distributor?: string;
                                 };
                                 capabilities: {
                                     launch_creation_fee: boolean;
@@ -1455,10 +1520,20 @@ export interface operations {
                             slippage_bps: number;
                             fee: {
                                 total_bps: number;
+                                /** @description The rate in percentage units (100000000 = 100%) */
+                                total_rate?: string;
                                 /** @description Integer in raw units, as a string */
                                 amount_raw: string;
                                 currency: string;
                                 estimated: boolean;
+                                /** @description Tax pools: how the tax is split (REFERENCE §5), as the hook credits it */
+                                components?: {
+                                    /** @description protocol, creator, burn, dividend or integrator */
+                                    component: string;
+                                    recipient: string;
+                                    /** @description Integer in raw units, as a string */
+                                    amount_raw: string;
+                                }[];
                             };
                             price_impact_bps: number;
                             /** @description What the caller asked, as built */
@@ -2474,6 +2549,354 @@ export interface operations {
                          * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
                          */
                         vault: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            chain_id: number;
+                            actor: string;
+                            /** Format: date-time */
+                            prepared_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            observed_block: string;
+                            issues: ({
+                                /** @description A code of x-lp-plan-vocabulary */
+                                code: string;
+                                severity: "blocking" | "action_required" | "warning";
+                                detail: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            steps: ({
+                                id: string;
+                                label: string;
+                                depends_on: string[];
+                                simulation: {
+                                    status: "succeeded" | "not_run";
+                                    block_number: string;
+                                    block_hash?: string;
+                                    /** @description Integer in raw units, as a string */
+                                    gas_used?: string;
+                                    /** @description Integer in raw units, as a string */
+                                    gas_limit?: string;
+                                };
+                                /** @constant */
+                                kind: "transaction";
+                                transaction: {
+                                    chain_id: number;
+                                    from: string;
+                                    to: string;
+                                    data: string;
+                                    /** @description Integer in raw units, as a string */
+                                    value: string;
+                                };
+                            } | {
+                                id: string;
+                                label: string;
+                                depends_on: string[];
+                                simulation: {
+                                    status: "succeeded" | "not_run";
+                                    block_number: string;
+                                    block_hash?: string;
+                                    /** @description Integer in raw units, as a string */
+                                    gas_used?: string;
+                                    /** @description Integer in raw units, as a string */
+                                    gas_limit?: string;
+                                };
+                                /** @constant */
+                                kind: "typed_data";
+                                typed_data: {
+                                    domain: {
+                                        [key: string]: unknown;
+                                    };
+                                    types: {
+                                        [key: string]: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                    };
+                                    primaryType: string;
+                                    message: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            })[];
+                            /** @description What the caller asked, as built */
+                            review: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        meta: {
+                            request_id: string;
+                            /** Format: date-time */
+                            generated_at: string;
+                            warnings: string[];
+                            /** @description The last block the index has processed (per chain when the read spans chains) */
+                            indexed_through_block?: (string | null) | {
+                                [key: string]: string;
+                            };
+                            as_of_block?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: invalid_request, unknown_parameter, duplicate_parameter, incompatible_parameters, invalid_parameter, missing_idempotency_key, invalid_idempotency_key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: origin_not_allowed, insufficient_scope, wallet_not_authorized */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: stale_plan, stale_quote, salt_unavailable, invalid_permit, approval_not_confirmed, announcement_id_conflict, cursor_filter_mismatch, cursor_stale, idempotency_in_progress, nothing_to_claim */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_request */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_operation, unsupported_chain, idempotency_key_reused, invalid_amount, invalid_referrer, insufficient_balance, quote_unavailable, simulation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limit_exceeded, quota_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: upstream_error */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: temporarily_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: upstream_timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    dividend_claim_prepare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {integer} */
+                    chain_id: 8453 | 4663 | 143 | 5042;
+                    /**
+                     * Format: lp-address
+                     * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                     */
+                    caller: string;
+                    claims: {
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
+                        holder: string;
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
+                        token_address: string;
+                        /**
+                         * Format: lp-address
+                         * @description EVM address: all lowercase, all uppercase, or with a valid EIP-55 checksum
+                         */
+                        distributor: string;
                     }[];
                 };
             };

@@ -15,6 +15,7 @@ import {
   deployCurrentSuite,
   deployMulticall3,
   deployHistoricalSuite,
+  deployTaxSuite,
   type QuoteRegistration,
   type SuiteContracts,
   type VestingFixture,
@@ -115,6 +116,8 @@ export interface DevnetChain {
     status: 'current' | 'historical';
     token_mode: 'erc20' | 'b20';
     launch_fee?: 'native' | 'erc20';
+    /** `tax`: the reference inclusive tax suite (every chain has one, listed last). */
+    launch_product?: 'non-tax' | 'tax';
     contracts: SuiteContracts;
   }[];
   /** The native currency's USD price feed (its owner, the first account, can move the answer). */
@@ -287,8 +290,25 @@ async function deployChain(node: AnvilNode, dataDir: string): Promise<DevnetChai
         .filter((q) => q.address === zeroAddress || q.symbol === 'USDC')
         .map((q) => ({ ...q, suiteId: suites[1]?.id }))
     : [];
+  // The tax suite: ERC-20 tokens (REFERENCE §5), the same quotes and native launch fee as the current suite.
+  const taxSuiteId = `${SLUG[chainId]}-devnet-launchpad-v4-tax`;
+  suites.push({
+    id: taxSuiteId,
+    status: 'current',
+    token_mode: 'erc20',
+    launch_product: 'tax',
+    contracts: await deployTaxSuite(w, {
+      poolManager: uniswap.pool_manager,
+      quotes: registrations,
+      nativeLaunchFee: NATIVE_LAUNCH_FEE[chainId],
+      platformFeeRecipient: treasury,
+    }),
+  });
+  const taxQuotes = quotes
+    .filter((q) => q.startTick !== undefined)
+    .map((q) => ({ ...q, suiteId: taxSuiteId }));
   const manifest = {
-    ...devnetManifest(chainId, uniswap, suites, [...quotes, ...historicalQuotes], firstBlock),
+    ...devnetManifest(chainId, uniswap, suites, [...quotes, ...historicalQuotes, ...taxQuotes], firstBlock),
     ...(nativeUsdFeed ? { native_usd_feed: nativeUsdFeed } : {}),
   };
   const manifestPath = join(dataDir, 'deployments', `devnet-${chainId}.json`);
@@ -330,7 +350,9 @@ function devnetManifest(
   const routes = [
     ...new Set(quotes.filter((q) => q.startTick !== undefined && !q.suiteId).map((q) => q.route)),
   ];
-  const [current, ...historical] = suites as [DevnetChain['suites'][number], ...DevnetChain['suites']];
+  const [current] = suites as [DevnetChain['suites'][number]];
+  const historical = suites.filter((s) => s.status === 'historical');
+  const tax = suites.filter((s) => s.launch_product === 'tax');
   const shared = {
     pool_manager: uniswap.pool_manager,
     state_view: uniswap.state_view,
@@ -371,6 +393,26 @@ function devnetManifest(
         token_mode: 'erc20' as const,
         launch_product: 'non-tax' as const,
         contracts: { ...s.contracts, ...shared },
+      })),
+      ...tax.map((s) => ({
+        id: s.id,
+        version: 'launchpad-v4-tax',
+        status: 'current' as const,
+        active_for_creation: true,
+        routes: routes.sort(),
+        first_block: firstBlock,
+        token_mode: 'erc20' as const,
+        launch_product: 'tax' as const,
+        tax_format: 'inclusive' as const,
+        dividend_claims: { kind: 'permissionless' as const },
+        dividend_accounting: 'allocation-time' as const,
+        zero_eligible_dividend_policy: 'protocol-recipient' as const,
+        contracts: {
+          ...s.contracts,
+          ...shared,
+          ...(uniswap.swap_router ? { swap_router: uniswap.swap_router } : {}),
+        },
+        ...(uniswap.swap_router ? { swap_router_format: 'universal_router' as const } : {}),
       })),
     ],
     quotes: quotes

@@ -45,6 +45,9 @@ export const ARTIFACTS = {
   B20PolicyRegistry: art(A.B20PolicyRegistryAbi, A.B20PolicyRegistryBytecode),
   Multicall3: art(A.Multicall3Abi, A.Multicall3Bytecode),
   UsdPriceFeed: art(A.UsdPriceFeedAbi, A.UsdPriceFeedBytecode),
+  TaxHook: art(A.TaxHookAbi, A.TaxHookBytecode),
+  TaxLaunchFactory: art(A.TaxLaunchFactoryAbi, A.TaxLaunchFactoryBytecode),
+  DividendDistributor: art(A.DividendDistributorAbi, A.DividendDistributorBytecode),
 };
 
 /** Deploys `artifact` anywhere, then copies its runtime code (immutables included) to `at`. */
@@ -86,6 +89,7 @@ export interface SuiteContracts {
   token_deployer: Address;
   launch_buy_adapter?: Address;
   vesting_vault?: Address;
+  dividend_distributor?: Address;
 }
 
 export interface QuoteRegistration {
@@ -116,8 +120,13 @@ function hookSalt(initCodeHash: Hex, nth: number): MinedSalt {
 }
 
 /** Deploys the nth hook of this chain (distinct salts, same init code) through the CREATE2 deployer. */
-async function deployHook(w: ChainWriter, poolManager: Address, nth: number): Promise<Address> {
-  const initCode = encodeDeployData({ ...ARTIFACTS.LaunchHook, args: [poolManager, w.from] } as never);
+async function deployHook(
+  w: ChainWriter,
+  poolManager: Address,
+  nth: number,
+  artifact: typeof ARTIFACTS.LaunchHook = ARTIFACTS.LaunchHook,
+): Promise<Address> {
+  const initCode = encodeDeployData({ ...artifact, args: [poolManager, w.from] } as never);
   const mined = hookSalt(keccak256(initCode), nth);
   await w.send({ to: CREATE2_DEPLOYER, data: concat([mined.salt, initCode]) });
   return getAddress(mined.address);
@@ -190,6 +199,59 @@ export async function deployCurrentSuite(
     announcement_registry: core.registry,
     token_deployer: core.tokenDeployer,
     launch_buy_adapter: adapter,
+  };
+}
+
+/**
+ * The reference inclusive tax suite (REFERENCE §5): TaxHook, fee escrow, dividend distributor and tax
+ * factory (ERC-20 tokens that report balances), with the fixture policy and the protocol's share paid to
+ * `platformFeeRecipient`.
+ */
+export async function deployTaxSuite(
+  w: ChainWriter,
+  opts: {
+    poolManager: Address;
+    quotes: QuoteRegistration[];
+    nativeLaunchFee: bigint;
+    platformFeeRecipient: Address;
+  },
+): Promise<SuiteContracts> {
+  const hook = await deployHook(w, opts.poolManager, 0, ARTIFACTS.TaxHook);
+  const feeEscrow = await w.deploy(ARTIFACTS.FeeEscrow, [opts.poolManager, hook]);
+  const distributor = await w.deploy(ARTIFACTS.DividendDistributor, [opts.poolManager, w.from]);
+  const abi = ARTIFACTS.TaxLaunchFactory.abi;
+  const factory = await w.deploy(ARTIFACTS.TaxLaunchFactory, [
+    opts.poolManager,
+    hook,
+    feeEscrow,
+    w.from,
+    distributor,
+  ]);
+  const registry = await w.deploy(ARTIFACTS.AnnouncementRegistry, [factory]);
+  await w.write(hook, ARTIFACTS.TaxHook.abi, 'wireDividends', [distributor]);
+  await w.write(hook, ARTIFACTS.TaxHook.abi, 'wire', [factory, feeEscrow]);
+  await w.write(distributor, ARTIFACTS.DividendDistributor.abi, 'wire', [factory, hook]);
+  await w.write(factory, abi, 'setAnnouncementRegistry', [registry]);
+  const components = await Promise.all(
+    [0n, 1n, 2n].map((i) => w.read<unknown>(factory, abi, 'feeComponents', [i])),
+  );
+  await w.write(factory, abi, 'setFeeConfiguration', [opts.platformFeeRecipient, 100, 9900, 20, components]);
+  const policy = await w.read<Record<string, unknown>>(factory, abi, 'taxPolicy');
+  await w.write(factory, abi, 'setTaxPolicy', [
+    { ...policy, protocolFeeRecipient: opts.platformFeeRecipient },
+  ]);
+  await w.write(factory, abi, 'setNativeLaunchFee', [opts.nativeLaunchFee]);
+  await w.write(factory, abi, 'registerQuotes', [
+    opts.quotes.map((q) => ({ quote: q.quote, startTickToken0Frame: q.startTickToken0Frame })),
+  ]);
+  await w.write(factory, abi, 'setLaunchCreationEnabled', [true]);
+  return {
+    factory,
+    hook,
+    fee_escrow: feeEscrow,
+    announcement_registry: registry,
+    token_deployer: await w.read<Address>(factory, abi, 'tokenDeployer'),
+    dividend_distributor: distributor,
   };
 }
 

@@ -304,9 +304,20 @@ export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
       slippage_bps: Type.Integer(),
       fee: Type.Object({
         total_bps: Type.Integer(),
+        total_rate: Type.Optional(Str('The rate in percentage units (100000000 = 100%)')),
         amount_raw: Raw,
         currency: Address,
         estimated: Type.Boolean(),
+        components: Type.Optional(
+          Type.Array(
+            Type.Object({
+              component: Str('protocol, creator, burn, dividend or integrator'),
+              recipient: Address,
+              amount_raw: Raw,
+            }),
+            { description: 'Tax pools: how the tax is split (REFERENCE §5), as the hook credits it' },
+          ),
+        ),
       }),
       price_impact_bps: Type.Integer(),
       review: Review,
@@ -317,6 +328,7 @@ export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   swap_prepare: plan({ quote_id: Str(), refreshed_expected_out_raw: Raw, minimum_out_raw: Raw }),
   fee_claim_prepare: plan(),
   vesting_claim_prepare: plan(),
+  dividend_claim_prepare: plan(),
   metadata_onchain_prepare: plan(),
   metadata_document_prepare: plan({ metadata_uri: Str(), image_url: Nullable(Str()) }),
   announcement_prepare: plan({ announcement_id: Hash }),

@@ -2,6 +2,7 @@
 // creator-only operation (metadata, announcements).
 import { type Abi, type Address, getAddress, type Hex } from 'viem';
 import { LaunchFactoryAbi, LaunchTokenAbi } from '../../contracts/artifacts/index.ts';
+import { hasCurrentFactory } from './manifest.ts';
 import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
 import { ApiError } from '../errors.ts';
 import type { ChainId } from './chains.ts';
@@ -28,7 +29,7 @@ export async function tokenRights(
   token: Address,
   extra: TokenView[] = [],
 ): Promise<TokenRights> {
-  const suites = (deployments.get(chainId)?.suites ?? []).filter((s) => s.version === 'launchpad-v4-minimal');
+  const suites = (deployments.get(chainId)?.suites ?? []).filter(hasCurrentFactory);
   const reads: ContractRead[] = [
     ...suites.map((s) => ({
       address: s.contracts.factory as Address,

@@ -116,6 +116,9 @@ export function checkLaunchBody(body: LaunchPrepareBody): void {
     throw invalid('creator', 'creator must not be the zero address');
   const product = body.launch_product ?? 'non-tax';
   if (product === 'tax' && !body.tax) throw invalid('tax', 'tax is required when launch_product is tax');
+  if (body.tax && body.tax.creator_fee_recipient.toLowerCase() === zeroAddress) {
+    throw invalid('tax.creator_fee_recipient', 'tax.creator_fee_recipient must not be the zero address');
+  }
   if (product !== 'tax' && body.tax) {
     throw new ApiError('incompatible_parameters', 'tax is only allowed with launch_product=tax', {
       invalid_parameters: [{ name: 'tax', reason: 'conflict', detail: 'tax needs launch_product=tax' }],

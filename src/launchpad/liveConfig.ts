@@ -5,6 +5,7 @@ import { type Abi, type Address, zeroAddress } from 'viem';
 import {
   LaunchFactoryAbi,
   Erc20FeeLaunchFactoryAbi,
+  TaxLaunchFactoryAbi,
   VestingLaunchFactoryAbi,
 } from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
@@ -12,7 +13,8 @@ import { ApiError } from '../errors.ts';
 import { type ContractRead, type ReadResult, type Snapshot, withSnapshot } from '../chain/snapshot.ts';
 import { CHAINS, type ChainId } from './chains.ts';
 import type { Deployments } from './deployments.ts';
-import type { ChainManifest } from './manifest.ts';
+import { type ChainManifest, hasCurrentFactory } from './manifest.ts';
+import { type FactoryTaxPolicy, inclusiveTaxPolicy } from './tax.ts';
 
 type SuiteManifest = ChainManifest['suites'][number];
 type QuoteManifest = ChainManifest['quotes'][number];
@@ -29,6 +31,7 @@ export interface ConfigQuery {
 const FACTORY = LaunchFactoryAbi as Abi;
 const VESTING_FACTORY = VestingLaunchFactoryAbi as Abi;
 const ERC20_FEE_FACTORY = Erc20FeeLaunchFactoryAbi as Abi;
+const TAX_FACTORY = TaxLaunchFactoryAbi as Abi;
 
 /** Capabilities that follow from a suite's version; the live ones are filled in from reads. */
 const STATIC_CAPABILITIES: Record<string, Record<string, boolean>> = {
@@ -51,7 +54,8 @@ const STATIC_CAPABILITIES: Record<string, Record<string, boolean>> = {
   },
 };
 
-const isCurrent = (s: SuiteManifest) => s.version === 'launchpad-v4-minimal';
+const isCurrent = hasCurrentFactory;
+const isTax = (s: SuiteManifest) => s.launch_product === 'tax';
 
 function chainCapabilities(chainId: ChainId, manifest: ChainManifest | undefined) {
   // The devnet runs ERC-20 launches on every chain; its manifest says so.
@@ -91,6 +95,7 @@ function suiteReads(suite: SuiteManifest, quotes: QuoteManifest[]): ContractRead
       reads.push({ address: factory, abi: ERC20_FEE_FACTORY, functionName: 'launchFeeAmount' });
     } else reads.push({ address: factory, abi, functionName: 'nativeLaunchFee' });
     reads.push({ address: factory, abi, functionName: 'launchBuyAdapter' });
+    if (isTax(suite)) reads.push({ address: factory, abi: TAX_FACTORY, functionName: 'taxPolicy' });
   }
   for (const q of quotes) {
     reads.push({ address: factory, abi, functionName: 'quoteConfig', args: [q.address] });
@@ -138,6 +143,7 @@ function assemble(
   const feeCurrency = current && suite.launch_fee === 'erc20' ? value<Address>(next()) : zeroAddress;
   const launchFee = current ? value<bigint>(next()) : undefined;
   const adapter = current ? value<Address>(next()) : undefined;
+  const policy = current && isTax(suite) ? value<FactoryTaxPolicy>(next()) : undefined;
   const quoteRows = quotes.map((q) => {
     const config = value<[boolean, number, number]>(next());
     const revision = value<bigint>(next());
@@ -169,6 +175,7 @@ function assemble(
         'swap_router',
         'swapx_router',
         'permit',
+        'dividend_distributor',
       ] as const
     ).flatMap((k) => (c[k] ? [[k, c[k]]] : [])),
   );
@@ -191,6 +198,17 @@ function assemble(
     first_block: suite.first_block,
     token_mode: suite.token_mode,
     launch_product: suite.launch_product,
+    ...(isTax(suite)
+      ? {
+          ...(suite.tax_format ? { tax_format: suite.tax_format } : {}),
+          ...(suite.dividend_claims ? { dividend_claims: suite.dividend_claims } : {}),
+          ...(suite.dividend_accounting ? { dividend_accounting: suite.dividend_accounting } : {}),
+          ...(suite.zero_eligible_dividend_policy
+            ? { zero_eligible_dividend_policy: suite.zero_eligible_dividend_policy }
+            : {}),
+          ...(policy && suite.tax_format === 'inclusive' ? { tax_policy: inclusiveTaxPolicy(policy) } : {}),
+        }
+      : {}),
     ...(configVersion !== undefined ? { config_version: configVersion.toString() } : {}),
     ...(launchSupply !== undefined ? { launch_supply_raw: launchSupply.toString() } : {}),
     ...(creationEnabled !== undefined ? { launch_creation_enabled: creationEnabled } : {}),

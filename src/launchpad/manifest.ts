@@ -41,6 +41,8 @@ const Contracts = Type.Object(
     /** The production SwapX router, used by launch-buy routes; not a swap target of this gateway. */
     swapx_router: Type.Optional(Address),
     permit: Type.Optional(Address),
+    /** Tax suites: the dividend distributor (holders' dividends, claims). */
+    dividend_distributor: Type.Optional(Address),
   },
   { additionalProperties: false },
 );
@@ -66,6 +68,19 @@ export const SuiteManifest = Type.Object(
      * `erc20`: `launchFeeAmount` of `launchFeeToken`, pulled with transferFrom after an approval.
      */
     launch_fee: Type.Optional(StringEnum(['native', 'erc20'])),
+    /** Tax suites (launch_product tax): the published static facts; the policy is read from the factory. */
+    tax_format: Type.Optional(StringEnum(['pre-inclusive', 'inclusive'])),
+    dividend_claims: Type.Optional(
+      Type.Union([
+        Type.Object({ kind: Type.Literal('permissionless') }, { additionalProperties: false }),
+        Type.Object(
+          { kind: Type.Literal('holder-authorized'), helper: Address },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
+    dividend_accounting: Type.Optional(StringEnum(['allocation-time', 'fee-accrual'])),
+    zero_eligible_dividend_policy: Type.Optional(StringEnum(['protocol-recipient'])),
   },
   { additionalProperties: false },
 );
@@ -119,6 +134,11 @@ export const ChainManifest = Type.Object(
 );
 export type ChainManifest = Static<typeof ChainManifest>;
 
+/** Versions whose factory has the current interface (creator rights, metadata, native or ERC-20 fee). */
+const CURRENT_VERSIONS = new Set(['launchpad-v4-minimal', 'launchpad-v4-tax']);
+/** Whether a suite's factory has the current interface (the tax factory extends it). */
+export const hasCurrentFactory = (suite: { version: string }): boolean => CURRENT_VERSIONS.has(suite.version);
+
 const validate = new Ajv({ allErrors: true, strict: false }).compile(ChainManifest);
 
 /** Parses and checks one manifest; addresses come back checksummed. Throws with every problem found. */
@@ -131,6 +151,8 @@ export function parseManifest(json: unknown, source = 'manifest'): ChainManifest
   const ids = new Set(manifest.suites.map((s) => s.id));
   if (ids.size !== manifest.suites.length) throw new Error(`${source}: duplicate suite ids`);
   for (const suite of manifest.suites) {
+    if (suite.launch_product === 'tax' && !suite.tax_format)
+      throw new Error(`${source}: tax suite ${suite.id} has no tax_format`);
     const contracts = suite.contracts as Record<string, string>;
     for (const [key, value] of Object.entries(contracts))
       if (value !== FROM_FACTORY) contracts[key] = getAddress(value);

@@ -11,7 +11,11 @@ import {
   zeroAddress,
   zeroHash,
 } from 'viem';
-import { Erc20FeeLaunchFactoryAbi, LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import {
+  Erc20FeeLaunchFactoryAbi,
+  LaunchFactoryAbi,
+  TaxLaunchFactoryAbi,
+} from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import { type Snapshot, withSnapshot } from '../chain/snapshot.ts';
@@ -21,12 +25,14 @@ import { CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { checkLaunchBody, decodeImage, type LaunchPrepareBody } from '../launchpad/launchRequest.ts';
 import type { SaltMiner } from '../launchpad/saltMiner.ts';
+import { type FactoryTaxPolicy, rulesOf, splitSide, taxTerms, taxViolations } from '../launchpad/tax.ts';
 import type { PinStore } from '../pinning/pinStore.ts';
 import { PlanBuilder } from '../plans/plan.ts';
 import type { Settings } from '../settings.ts';
 
 const FACTORY = LaunchFactoryAbi as Abi;
 const ERC20_FEE_FACTORY = Erc20FeeLaunchFactoryAbi as Abi;
+const TAX_FACTORY = TaxLaunchFactoryAbi as Abi;
 
 export interface LaunchDeps {
   settings: Settings;
@@ -126,8 +132,9 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
   const image = decodeImage(body.token);
   const chainId = body.chain_id as ChainId;
   const { suite, quote } = resolveSuite(deps, body);
-  if (suite.launch_product === 'tax') {
-    throw unsupported('Tax launches need a tax suite, which no deployment here provides', chainId);
+  const tax = suite.launch_product === 'tax' ? body.tax : undefined;
+  if (tax && suite.tax_format !== 'inclusive') {
+    throw unsupported(`Suite ${suite.id} is not an inclusive tax suite; its tax inputs differ`, chainId);
   }
   const creator = getAddress(body.creator);
   const factory = suite.contracts.factory as Address;
@@ -179,6 +186,7 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
         read('hook'),
         // ERC-20 mode predicts with CREATE2 from the token deployer; B20 mode asks the B20 factory.
         ...(b20 ? [b20ActivationRead] : [read('tokenDeployer'), read('launchTokenBytecodeHash', [params])]),
+        ...(tax ? [{ ...read('taxPolicy'), abi: TAX_FACTORY }] : []),
       ],
       [creator],
     );
@@ -204,6 +212,16 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     if (!quoteConfig[0]) throw unsupported(`${quote.symbol} is not registered on suite ${suite.id}`, chainId);
     if (hook !== suite.contracts.hook)
       throw unsupported(`Suite ${suite.id} is not wired as its manifest says`, chainId);
+    // Tax terms are checked against the suite's live policy (REFERENCE §5), as the hook will check them.
+    const policy = tax ? rulesOf(mode[mode.length - 1] as FactoryTaxPolicy) : undefined;
+    if (tax && policy) {
+      const violations = taxViolations(tax, policy, supply);
+      if (violations.length > 0) {
+        throw new ApiError('invalid_parameter', violations.map((v) => v.detail).join('; '), {
+          invalid_parameters: violations.map((v) => ({ name: v.name, reason: 'range', detail: v.detail })),
+        });
+      }
+    }
 
     timing?.add('rpc', rpcStarted);
     const mineStarted = performance.now();
@@ -255,7 +273,13 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
       label: 'Create launch',
       depends_on: approve ? ['approve-creation-fee'] : [],
       to: factory,
-      data: encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
+      data: tax
+        ? encodeFunctionData({
+            abi: TAX_FACTORY,
+            functionName: 'createTaxLaunch',
+            args: [params, taxTerms(tax)],
+          })
+        : encodeFunctionData({ abi: FACTORY, functionName: 'createLaunch', args: [params] }),
       value: feeAsset ? 0n : fee,
     });
     const simulateStarted = performance.now();
@@ -289,6 +313,16 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
           extra_metadata: body.token.extra_metadata ?? [],
         },
         quote_address: quote.address,
+        ...(tax && policy
+          ? {
+              tax: {
+                ...tax,
+                // The protocol's part of each side's tax, in percentage units (carved out of the tax).
+                buy_protocol_fee_rate: splitSide(BigInt(tax.buy_tax_rate), policy).protocolRate.toString(),
+                sell_protocol_fee_rate: splitSide(BigInt(tax.sell_tax_rate), policy).protocolRate.toString(),
+              },
+            }
+          : {}),
         total_supply_raw: supply.toString(),
         // One band holds the whole supply in current suites.
         pool_supply_raw: supply.toString(),

@@ -13,7 +13,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { commentBytes32, encodeHookData } from '../launchpad/pool.ts';
 import { PlanBuilder } from '../plans/plan.ts';
 import type { Settings } from '../settings.ts';
-import { feeBpsAt, findLaunchPool, type LaunchPool, priceImpactBps, priceSwap } from '../swaps/pool.ts';
+import { findLaunchPool, type LaunchPool, priceImpactBps, priceSwap, swapFee } from '../swaps/pool.ts';
 import {
   PERMIT_LIFETIME_S,
   permitTypedData,
@@ -105,11 +105,14 @@ export async function quoteSwap(deps: SwapDeps, body: QuoteSwapInput) {
     if (expectedOut === 0n)
       throw new ApiError('quote_unavailable', 'This amount buys nothing at the current price');
     const minimumOut = (expectedOut * BigInt(10_000 - body.slippage_bps)) / 10_000n;
-    const bps = feeBpsAt(priced.poolConfig, snapshot.inclusionTime ?? snapshot.timestamp);
-    const fee =
-      body.side === 'buy'
-        ? (amountIn * BigInt(bps)) / 10_000n
-        : (expectedOut * BigInt(bps)) / BigInt(10_000 - bps);
+    const swapFeeNow = swapFee(priced.fees, {
+      buy: body.side === 'buy',
+      amountIn,
+      expectedOut,
+      timestamp: snapshot.inclusionTime ?? snapshot.timestamp,
+      distributor: pool.suite.contracts.dividend_distributor as Address | undefined,
+    });
+    const fee = swapFeeNow.amount;
     const zeroForOne = input === pool.key.currency0;
     const impact = priceImpactBps({
       sqrtPriceX96: priced.sqrtPriceX96,
@@ -184,11 +187,11 @@ export async function quoteSwap(deps: SwapDeps, body: QuoteSwapInput) {
         });
       }
     }
-    if (bps > priced.poolConfig.baseFeeBps) {
+    if (swapFeeNow.totalRate > swapFeeNow.baseRate) {
       plan.issue(
         'anti_snipe_active',
-        `The pool charges ${bps} bps now (base ${priced.poolConfig.baseFeeBps})`,
-        { total_bps: bps },
+        `The pool charges ${swapFeeNow.totalBps} bps now (base ${swapFeeNow.baseRate / 10_000n})`,
+        { total_bps: swapFeeNow.totalBps },
       );
     }
     if (body.slippage_bps > HIGH_SLIPPAGE_BPS)
@@ -229,10 +232,21 @@ export async function quoteSwap(deps: SwapDeps, body: QuoteSwapInput) {
       minimum_out_raw: minimumOut.toString(),
       slippage_bps: body.slippage_bps,
       fee: {
-        total_bps: bps,
+        total_bps: swapFeeNow.totalBps,
+        // The same rate in percentage units (100000000 = 100%): tax rates are finer than a bps.
+        total_rate: swapFeeNow.totalRate.toString(),
         amount_raw: fee.toString(),
         currency: pool.quote,
-        estimated: body.side === 'sell',
+        estimated: swapFeeNow.estimated,
+        ...(swapFeeNow.components
+          ? {
+              components: swapFeeNow.components.map((c) => ({
+                component: c.component,
+                recipient: c.recipient,
+                amount_raw: c.amount.toString(),
+              })),
+            }
+          : {}),
       },
       price_impact_bps: impact,
       review: {

@@ -133,6 +133,14 @@ export const ROUTES = {
     tag: 'claims',
     idempotency: 'optional',
   },
+  dividend_claim_prepare: {
+    method: 'POST',
+    url: '/claims/dividends/prepare',
+    scope: 'claims:prepare',
+    summary: 'Prepare dividend claims (tax launches)',
+    tag: 'claims',
+    idempotency: 'optional',
+  },
   fee_claim_prepare: {
     method: 'POST',
     url: '/claims/fees/prepare',

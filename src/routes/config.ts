@@ -64,6 +64,46 @@ const SuiteCapabilities = Type.Object(
   ),
 );
 
+/** A percentage-unit value: 100000000 = 100%, 1000000 = 1% (not basis points). */
+const Percent = Type.String({ pattern: '^(?:0|[1-9][0-9]{0,7}|100000000)$', maxLength: 9 });
+
+const InclusiveTaxPolicy = Type.Object(
+  {
+    format: Type.Literal('inclusive'),
+    percentage_scale: Type.Literal('100000000'),
+    rate_scale: Type.Literal('1000000000000000000000000'),
+    tax_fee_bounds: Type.Object({
+      minimum_buy_tax_rate: Percent,
+      maximum_buy_tax_rate: Percent,
+      minimum_sell_tax_rate: Percent,
+      maximum_sell_tax_rate: Percent,
+    }),
+    protocol_fee_configuration: Type.Object({
+      protocol_tax_share: Percent,
+      minimum_protocol_fee_rate: Percent,
+      maximum_protocol_fee_rate: Percent,
+      protocol_fee_recipient: AddressOut,
+    }),
+    anti_snipe_configuration: Type.Object({
+      start_total_fee_rate: Percent,
+      window_seconds: Type.Integer({ minimum: 0 }),
+    }),
+    minimum_dividend_holding_requirement_raw: Uint,
+  },
+  { description: 'The live policy of an inclusive tax suite, read from its factory at as_of_block.' },
+);
+
+const Bps = Type.Integer({ minimum: 0, maximum: 9900 });
+const PreInclusiveTaxPolicy = Type.Object({
+  buy_min_bps: Bps,
+  buy_max_bps: Bps,
+  sell_min_bps: Bps,
+  sell_max_bps: Bps,
+  base_fee_bps: Bps,
+  anti_snipe_window_seconds: Type.Integer({ minimum: 0 }),
+  anti_snipe_start_total_bps: Bps,
+});
+
 const ContractSuite = Type.Object({
   id: Type.String(),
   version: Type.String(),
@@ -75,6 +115,16 @@ const ContractSuite = Type.Object({
   first_block: Type.Integer({ minimum: 0 }),
   token_mode: StringEnum(['b20', 'erc20']),
   launch_product: Type.Optional(StringEnum(['non-tax', 'tax'])),
+  tax_format: Type.Optional(StringEnum(['pre-inclusive', 'inclusive'])),
+  dividend_claims: Type.Optional(
+    Type.Union([
+      Type.Object({ kind: Type.Literal('permissionless') }),
+      Type.Object({ kind: Type.Literal('holder-authorized'), helper: AddressOut }),
+    ]),
+  ),
+  dividend_accounting: Type.Optional(StringEnum(['allocation-time', 'fee-accrual'])),
+  zero_eligible_dividend_policy: Type.Optional(StringEnum(['protocol-recipient'])),
+  tax_policy: Type.Optional(Type.Union([PreInclusiveTaxPolicy, InclusiveTaxPolicy])),
   config_version: Type.Optional(Uint),
   launch_supply_raw: Type.Optional(Uint),
   launch_creation_enabled: Type.Optional(Type.Boolean()),
@@ -94,6 +144,7 @@ const ContractSuite = Type.Object({
     swapx_router: Type.Optional(AddressOut),
     permit: Type.Optional(AddressOut),
     permit2: Type.Optional(AddressOut),
+    dividend_distributor: Type.Optional(AddressOut),
   }),
   capabilities: SuiteCapabilities,
 });

@@ -48,6 +48,20 @@ export const VestingClaimBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const DividendClaimBody = Type.Object(
+  {
+    chain_id: ChainIdSchema(),
+    caller: Address(),
+    claims: claims(
+      Type.Object(
+        { holder: Address(), token_address: Address(), distributor: Address() },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const FeeClaimBody = Type.Object(
   {
     chain_id: ChainIdSchema(),
@@ -129,5 +143,6 @@ export const AnnouncementBody = Type.Object(
 export const REQUEST_BODIES: Partial<Record<Operation, TSchema>> = {
   swap_prepare: SwapPrepareBody,
   vesting_claim_prepare: VestingClaimBody,
+  dividend_claim_prepare: DividendClaimBody,
   fee_claim_prepare: FeeClaimBody,
 };

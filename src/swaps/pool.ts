@@ -2,7 +2,12 @@
 // historical, launched the token (creatorRights), which of its quotes pairs it (the pool id matches), and the
 // V4Quoter's exact-input quote with the same hookData the swap carries, so the hook's fee is included.
 import { type Abi, type Address, getAddress, type Hex, parseAbi, zeroAddress } from 'viem';
-import { LaunchFactoryAbi, LaunchHookAbi } from '../../contracts/artifacts/index.ts';
+import {
+  DividendDistributorAbi,
+  LaunchFactoryAbi,
+  LaunchHookAbi,
+  TaxHookAbi,
+} from '../../contracts/artifacts/index.ts';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { ContractRead, Snapshot } from '../chain/snapshot.ts';
 import { UNISWAP } from '../chain/uniswap.ts';
@@ -11,6 +16,7 @@ import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import type { ChainManifest } from '../launchpad/manifest.ts';
 import { launchPoolKey, type PoolKey, poolId } from '../launchpad/pool.ts';
+import { PS, type FactoryTaxPolicy, rulesOf, splitTax, type TaxTerms } from '../launchpad/tax.ts';
 import { decodeRevert } from '../plans/revert.ts';
 
 export const PERMIT2_ABI = parseAbi([
@@ -20,6 +26,8 @@ const QUOTER = UNISWAP.V4Quoter().abi;
 const STATE_VIEW = UNISWAP.StateView().abi;
 const FACTORY = LaunchFactoryAbi as Abi;
 const HOOK = LaunchHookAbi as Abi;
+const TAX_HOOK = TaxHookAbi as Abi;
+const DISTRIBUTOR = DividendDistributorAbi as Abi;
 
 type Suite = ChainManifest['suites'][number];
 
@@ -106,18 +114,32 @@ export interface WalletState {
   };
 }
 
+/** A non-tax pool's fee (LaunchHook.poolConfig). */
+export interface BaseFeeConfig {
+  baseFeeBps: number;
+  antiSnipeStartTotalBps: number;
+  antiSnipeWindowSeconds: number;
+  launchTime: number;
+}
+
+/** A tax pool's terms and frozen policy (TaxHook.taxPool), and whether any holder has dividend shares. */
+export interface TaxPoolFees {
+  launchTime: number;
+  terms: TaxTerms;
+  policy: FactoryTaxPolicy;
+  dividendEligible: boolean;
+}
+
+export type PoolFees = { kind: 'base'; config: BaseFeeConfig } | { kind: 'tax'; pool: TaxPoolFees };
+
 export interface PricedSwap {
   amountOut: bigint;
   /** The suite's configuration version at the pinned block (null where the factory has none). */
   configVersion: string | null;
   /** sqrtPriceX96 before the swap, for the price impact. */
   sqrtPriceX96: bigint;
-  poolConfig: {
-    baseFeeBps: number;
-    antiSnipeStartTotalBps: number;
-    antiSnipeWindowSeconds: number;
-    launchTime: number;
-  };
+  /** The hook's fee terms of the pool: a non-tax pool's bps fee, or a tax pool's terms. */
+  fees: PoolFees;
   wallet: WalletState;
   /** Live creator rights (the referrer rules depend on them). */
   currentCreator: Address;
@@ -139,6 +161,7 @@ export async function priceSwap(
 ): Promise<PricedSwap> {
   const zeroForOne = opts.input === pool.key.currency0;
   const suite = pool.suite.contracts;
+  const tax = pool.suite.launch_product === 'tax';
   const reads: ContractRead[] = [
     {
       address: suite.quoter as Address,
@@ -147,7 +170,9 @@ export async function priceSwap(
       args: [{ poolKey: pool.key, zeroForOne, exactAmount: opts.amountIn, hookData: opts.hookData }],
     },
     { address: suite.state_view as Address, abi: STATE_VIEW, functionName: 'getSlot0', args: [pool.poolId] },
-    { address: suite.hook as Address, abi: HOOK, functionName: 'poolConfig', args: [pool.poolId] },
+    tax
+      ? { address: suite.hook as Address, abi: TAX_HOOK, functionName: 'taxPool', args: [pool.poolId] }
+      : { address: suite.hook as Address, abi: HOOK, functionName: 'poolConfig', args: [pool.poolId] },
     { address: suite.factory as Address, abi: FACTORY, functionName: 'creatorRights', args: [opts.token] },
     { address: suite.factory as Address, abi: FACTORY, functionName: 'configVersion' },
   ];
@@ -164,11 +189,21 @@ export async function priceSwap(
       },
     );
   }
+  // Last, so it is popped off before the positional reads.
+  if (tax) {
+    reads.push({
+      address: suite.dividend_distributor as Address,
+      abi: DISTRIBUTOR,
+      functionName: 'eligibleShares',
+      args: [opts.token],
+    });
+  }
   // Priced at the time the swap will be included, not the pinned block's (fees decay with time).
   await snapshot.ensurePinned();
   const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet], {
     atInclusionTime: true,
   });
+  const eligible = tax ? results.pop() : undefined;
   const [quoted, slot0, config, rights, version, balance, toPermit2, permit2] = results;
   if (!quoted?.ok) {
     const revert = decodeRevert(quoted?.data);
@@ -180,13 +215,13 @@ export async function priceSwap(
     !slot0?.ok ||
     !config?.ok ||
     !rights?.ok ||
+    (tax && !eligible?.ok) ||
     (erc20 && (!balance?.ok || !toPermit2?.ok || !permit2?.ok))
   ) {
     throw new ApiError('upstream_error', `Chain ${snapshot.chainId}: the pool state could not be read`, {
       chain_id: snapshot.chainId,
     });
   }
-  const c = config.value as [boolean, boolean, Address, Address, number, number, number, number];
   const p2 = erc20 ? (permit2 as { value: [bigint, number, number] }).value : undefined;
   const r = rights.value as { currentCreator: Address; creatorFeeRecipient: Address };
   return {
@@ -196,12 +231,7 @@ export async function priceSwap(
     creatorFeeRecipient: getAddress(r.creatorFeeRecipient),
     amountOut: (quoted.value as [bigint, bigint])[0],
     sqrtPriceX96: (slot0.value as [bigint])[0],
-    poolConfig: {
-      baseFeeBps: c[4],
-      antiSnipeStartTotalBps: c[5],
-      antiSnipeWindowSeconds: c[6],
-      launchTime: c[7],
-    },
+    fees: poolFees(config.value, eligible?.ok ? eligible.value : undefined),
     wallet: {
       native: balances[0] as bigint,
       ...(erc20 && p2
@@ -217,8 +247,100 @@ export async function priceSwap(
   };
 }
 
+function poolFees(config: unknown, eligibleShares: unknown): PoolFees {
+  if (eligibleShares === undefined) {
+    const c = config as [boolean, boolean, Address, Address, number, number, number, number];
+    return {
+      kind: 'base',
+      config: {
+        baseFeeBps: c[4],
+        antiSnipeStartTotalBps: c[5],
+        antiSnipeWindowSeconds: c[6],
+        launchTime: c[7],
+      },
+    };
+  }
+  const c = config as { launchTime: number; terms: TaxTerms; policy: FactoryTaxPolicy };
+  return {
+    kind: 'tax',
+    pool: {
+      launchTime: Number(c.launchTime),
+      terms: { ...c.terms, minimumDividendHolding: BigInt(c.terms.minimumDividendHolding) },
+      policy: c.policy,
+      dividendEligible: (eligibleShares as bigint) > 0n,
+    },
+  };
+}
+
+/** One swap's fee as the hook takes it, in the quote currency. */
+export interface SwapFee {
+  /** The total rate now, in bps (floored) and in percentage units (PS = 100%). */
+  totalBps: number;
+  totalRate: bigint;
+  /** The rate without the anti-snipe surcharge, in percentage units. */
+  baseRate: bigint;
+  amount: bigint;
+  /** Sells: the fee is taken from the output, so it is derived from the quoted output (±1 unit). */
+  estimated: boolean;
+  /** Tax pools: the split of `amount` (REFERENCE §5), as the hook credits it. */
+  components?: { component: string; recipient: Address; amount: bigint }[];
+}
+
+const DEAD = '0x000000000000000000000000000000000000dEaD' as Address;
+
+/**
+ * The fee of an exact-input swap at `timestamp`: `amountIn` of the input, `expectedOut` quoted. Buys pay
+ * floor(in × rate); sells pay floor(gross × rate) from the output, i.e. about out × rate / (1 − rate).
+ */
+export function swapFee(
+  fees: PoolFees,
+  opts: { buy: boolean; amountIn: bigint; expectedOut: bigint; timestamp: bigint; distributor?: Address },
+): SwapFee {
+  const [rate, baseRate] =
+    fees.kind === 'base'
+      ? [BigInt(feeBpsAt(fees.config, opts.timestamp)) * 10_000n, BigInt(fees.config.baseFeeBps) * 10_000n]
+      : taxRateAt(fees.pool, opts.buy, opts.timestamp);
+  const of = (r: bigint) => (opts.buy ? (opts.amountIn * r) / PS : (opts.expectedOut * r) / (PS - r));
+  const amount = of(rate);
+  const out: SwapFee = {
+    totalBps: Number(rate / 10_000n),
+    totalRate: rate,
+    baseRate,
+    amount,
+    estimated: !opts.buy,
+  };
+  if (fees.kind === 'tax') {
+    const { terms, policy, dividendEligible } = fees.pool;
+    const split = splitTax(terms, rulesOf(policy), opts.buy, amount, of(baseRate), dividendEligible);
+    out.components = [
+      { component: 'protocol', recipient: getAddress(policy.protocolFeeRecipient), amount: split.protocol },
+      { component: 'creator', recipient: getAddress(terms.creatorFeeRecipient), amount: split.creator },
+      { component: 'burn', recipient: DEAD, amount: split.burn },
+      { component: 'dividend', recipient: opts.distributor ?? zeroAddress, amount: split.dividend },
+      {
+        component: 'integrator',
+        recipient: getAddress(terms.integratorFeeRecipient),
+        amount: split.integrator,
+      },
+    ].filter((c) => c.amount > 0n);
+  }
+  return out;
+}
+
+/** A tax pool's rate for one side at a block time, and its base (TaxHook._rate), in percentage units. */
+function taxRateAt(pool: TaxPoolFees, buy: boolean, timestamp: bigint): [bigint, bigint] {
+  const rate = BigInt(buy ? pool.terms.buyTaxRate : pool.terms.sellTaxRate);
+  if (!pool.terms.antiSnipe) return [rate, rate];
+  const window = BigInt(pool.policy.antiSnipeWindowSeconds);
+  const start = BigInt(pool.policy.antiSnipeStartRate);
+  const elapsed = timestamp - BigInt(pool.launchTime);
+  if (elapsed >= window || start <= rate) return [rate, rate];
+  const total = rate + ((start - rate) * (window - elapsed)) / window;
+  return [total > 99_000_000n ? 99_000_000n : total, rate];
+}
+
 /** The hook's total fee in bps at a block time (REFERENCE §4.2). */
-export function feeBpsAt(config: PricedSwap['poolConfig'], timestamp: bigint): number {
+export function feeBpsAt(config: BaseFeeConfig, timestamp: bigint): number {
   const elapsed = Number(timestamp) - config.launchTime;
   if (elapsed >= config.antiSnipeWindowSeconds) return config.baseFeeBps;
   const surcharge = Math.floor(

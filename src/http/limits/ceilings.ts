@@ -40,6 +40,7 @@ const LIVE_PREPARE = [
   'launch_prepare',
   'swap_prepare',
   'vesting_claim_prepare',
+  'dividend_claim_prepare',
   'fee_claim_prepare',
   'metadata_document_prepare',
   'metadata_onchain_prepare',

@@ -33,6 +33,7 @@ export const UNITS: Record<Operation, UnitRule> = {
   swap_prepare: { base: 5 },
   fee_claim_prepare: { base: 3, perPosition: true },
   vesting_claim_prepare: { base: 3, perPosition: true },
+  dividend_claim_prepare: { base: 3, perPosition: true },
   announcement_prepare: { base: 3 },
   metadata_onchain_prepare: { base: 3 },
   metadata_document_prepare: { base: 10 },
