@@ -1,6 +1,6 @@
 // The gateway as production clients speak to it: the request bodies and headers they send (REFERENCE §3,
-// transcribed from their code, not from our responses), and the fields and rules they read. Non-tax
-// variants; the tax launch body waits for a tax suite (issue 15).
+// transcribed from their code, not from our responses), and the fields and rules they read: non-tax and
+// tax launch bodies, swaps with permit2_signature, the alert bot's poll.
 import { randomUUID } from 'node:crypto';
 import { type Address, createWalletClient, type Hex, http, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +161,71 @@ describe('production clients, unchanged', () => {
       'create-launch',
     ]);
     await sendAll(monad, creator, r.json.data.steps);
+  });
+
+  it('tax launch: the clients’ tax body (§5 worked example, zero integrator with share 0), then a taxed buy', async () => {
+    const creator = base.account(3);
+    // Every config call the clients make before a tax launch (REFERENCE §3.1).
+    const config = await client(
+      '/v1/config?chain_id=8453&market=all&launch_product=tax&include=chains,suites,quotes&active_only=true',
+    );
+    expect(config.status, config.body).toBe(200);
+    const suite = config.json.data.suites[0];
+    expect(suite).toMatchObject({ launch_product: 'tax', tax_format: 'inclusive', creation_available: true });
+    expect(suite.tax_policy.protocol_fee_configuration.minimum_protocol_fee_rate).toBe('500000');
+    const r = await client('/v1/launches/prepare', {
+      chain_id: 8453,
+      creator,
+      market: 'standard',
+      quote_address: zeroAddress,
+      launch_product: 'tax',
+      tax: {
+        format: 'inclusive',
+        buy_tax_rate: '3000000',
+        sell_tax_rate: '3000000',
+        creator_allocation_share: '60000000',
+        burn_allocation_share: '0',
+        dividend_allocation_share: '40000000',
+        integrator_allocation_share: '0',
+        minimum_dividend_holding_raw: suite.tax_policy.minimum_dividend_holding_requirement_raw,
+        creator_fee_recipient: creator,
+        integrator_fee_recipient: zeroAddress,
+        anti_snipe_enabled: true,
+      },
+      token: {
+        name: 'Bot Tax Launch',
+        symbol: 'BTAX',
+        image_base64: PNG,
+        image_type: 'image/png',
+        description: 'A taxed launch from a chat',
+        website: 'https://example.com',
+        x: 'https://x.com/bottax',
+        telegram: 'https://t.me/bottax',
+        editable_metadata: false,
+        extra_metadata: [],
+      },
+    });
+    expect(r.status, r.body).toBe(200);
+    checkPlanAsClients(r.json.data, 8453, creator);
+    expect(r.json.data.suite_id).toBe(suite.id);
+    await sendAll(base, creator, r.json.data.steps);
+    const taxed = r.json.data.predicted_token_address as Address;
+    await base.advance(30); // past the anti-snipe window
+    const q = await client('/v1/swaps/quote', {
+      chain_id: 8453,
+      wallet: base.account(2),
+      token_address: taxed,
+      side: 'buy',
+      amount_in_raw: '10000000000000000',
+      slippage_bps: 300,
+    });
+    expect(q.status, q.body).toBe(200);
+    // 3% = protocol 0.5% + creator 1.5% (+ dividend 1.0%, to the protocol while no holder is eligible).
+    expect(q.json.data.fee).toMatchObject({ total_rate: '3000000', amount_raw: '300000000000000' });
+    expect(q.json.data.fee.components).toEqual([
+      { component: 'protocol', recipient: expect.any(String), amount_raw: '150000000000000' },
+      { component: 'creator', recipient: creator, amount_raw: '150000000000000' },
+    ]);
   });
 
   it('buy, then sell with permit2_signature: the permit passes the clients’ guards', async () => {

@@ -276,7 +276,17 @@ describe('POST /v1/launches/prepare', () => {
         400,
         'invalid_parameter',
       ],
-      [{ ...ok, launch_product: 'tax', tax: taxBody() }, 422, 'unsupported_operation'],
+      // The tax suite checks the terms against its live policy: shares that do not add up to 100%.
+      [
+        { ...ok, launch_product: 'tax', tax: { ...taxBody(), creator_allocation_share: '1' } },
+        400,
+        'invalid_parameter',
+      ],
+      [
+        { ...ok, launch_product: 'tax', tax: { ...taxBody(), creator_fee_recipient: zeroAddress } },
+        400,
+        'invalid_parameter',
+      ],
       [{ ...ok, quote_address: '0x000000000000000000000000000000000000dEaD' }, 422, 'unsupported_operation'],
       [{ ...ok, market: 'standard', quote_address: base.quote('DSTK') }, 422, 'unsupported_operation'],
       [{ ...ok, market: 'rwa' }, 422, 'unsupported_operation'],
