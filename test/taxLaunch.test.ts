@@ -12,6 +12,7 @@ import {
   type Hex,
   http,
   zeroAddress,
+  zeroHash,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,6 +22,7 @@ import {
   TaxLaunchFactoryAbi,
 } from '../contracts/artifacts/index.ts';
 import type { Devnet } from '../src/devnet/devnet.ts';
+import { mineLaunchSalt } from '../src/launchpad/salt.ts';
 import { rulesOf, splitTax, type FactoryTaxPolicy, type TaxTerms } from '../src/launchpad/tax.ts';
 import { ERC6909, TestChain } from './support/chain.ts';
 import {
@@ -350,6 +352,76 @@ describe('tax launches', () => {
     expect(c.dividend?.amount).toBe(split.dividend);
     expect(c.integrator?.amount).toBe(split.integrator);
     expect(c.protocol?.amount).toBe(split.protocol);
+  });
+
+  it('anti-snipe, when the launch enables it: the surcharge decays to the tax over the window and goes to the protocol', async () => {
+    const r = await post('/v1/launches/prepare', launchBody({ ...TAX(), anti_snipe_enabled: true }));
+    expect(r.status, r.body).toBe(200);
+    await send(creator(), r.json.data.steps);
+    const sniped = r.json.data.predicted_token_address as Address;
+    const id = (
+      await base.read<{ poolId: Hex }>(suite.factory, TaxLaunchFactoryAbi as Abi, 'creatorRights', [sniped])
+    ).poolId;
+    const rate = () => base.read<bigint>(suite.hook, TaxHookAbi as Abi, 'currentTaxRate', [id, true]);
+    expect(await rate()).toBeGreaterThan(3_000_000n);
+    const q = await post('/v1/swaps/quote', {
+      chain_id: 8453,
+      wallet: base.account(4),
+      token_address: sniped,
+      side: 'buy',
+      amount_in_raw: (10n ** 16n).toString(),
+      slippage_bps: 100,
+    });
+    expect(q.status, q.body).toBe(200);
+    expect(q.json.data.issues).toEqual([expect.objectContaining({ code: 'anti_snipe_active' })]);
+    expect(BigInt(q.json.data.fee.total_rate)).toBeGreaterThan(3_000_000n);
+    // The components of the base tax are unchanged; the protocol takes the surcharge.
+    const creatorPart = q.json.data.fee.components.find(
+      (c: { component: string }) => c.component === 'creator',
+    );
+    expect(creatorPart.amount_raw).toBe(((10n ** 16n * 25n * 40n) / 100_000n).toString());
+    await base.advance(21);
+    expect(await rate()).toBe(3_000_000n);
+  });
+
+  it('the tax factory refuses a launch without tax terms', async () => {
+    const params = {
+      tokenName: 'No Terms',
+      tokenSymbol: 'NOTX',
+      tokenContractURI: '',
+      creatorSalt: zeroHash as Hex,
+      quoteToken: zeroAddress,
+      expectedConfigVersion: await base.read<bigint>(
+        suite.factory,
+        TaxLaunchFactoryAbi as Abi,
+        'configVersion',
+      ),
+      deadline: (await base.timestamp()) + 900n,
+      metadataEditable: false,
+      metadataKeys: [],
+      metadataValues: [],
+    };
+    params.creatorSalt = mineLaunchSalt({
+      tokenDeployer: suite.token_deployer,
+      creator: creator(),
+      initCodeHash: await base.read<Hex>(
+        suite.factory,
+        TaxLaunchFactoryAbi as Abi,
+        'launchTokenBytecodeHash',
+        [params],
+      ),
+    }).creatorSalt;
+    const fee = await base.read<bigint>(suite.factory, TaxLaunchFactoryAbi as Abi, 'nativeLaunchFee');
+    expect(
+      await base.revertName(
+        creator(),
+        suite.factory,
+        TaxLaunchFactoryAbi as Abi,
+        'createLaunch',
+        [params],
+        fee,
+      ),
+    ).toBe('TaxTermsRequired');
   });
 
   it('indexes the tax trades with their components', async () => {
