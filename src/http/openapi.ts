@@ -100,6 +100,13 @@ export const DECISIONS = [
     choice: '`POST /v1/claims/prepare` gives `not_found` with `suggested_endpoint`, with no key needed.',
     rationale: 'The spec retires it and has no 410 code; the pointer is public information.',
   },
+  {
+    topic: 'tax launches',
+    choice:
+      'Inclusive tax suites only (a pre-inclusive suite is `unsupported_operation`). The tax is taken in the quote currency; per trade each component gets baseTax × R2 × share / (T × PS²) and the protocol the rest (its clamped part, rounding, any anti-snipe surcharge, and the dividend part while no holder is eligible). Burn = a PoolManager claim minted to 0x…dEaD; dividends are assigned at allocation time to holders at or above the launch minimum and claimed with `POST /v1/claims/dividends/prepare`.',
+    rationale:
+      'No tax-hook source is public (REFERENCE §5): the reference contracts follow the documented validation and worked example, and the gateway mirrors the split so quotes can show each part.',
+  },
 ];
 
 const str = { schema: { type: 'string' } };
