@@ -1,5 +1,6 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
-// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer, ipfs)
+// BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer, ipfs,
+// sustained)
 // runs one section.
 import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
@@ -8,8 +9,9 @@ import { benchIndexer } from './indexer.ts';
 import { benchIpfs } from './ipfs.ts';
 import { benchLaunch } from './launch.ts';
 import { benchLimits } from './limits.ts';
+import { benchSustained } from './sustained.ts';
 import { benchSwaps } from './swaps.ts';
-import { target, targets } from './support.ts';
+import { targets } from './support.ts';
 
 console.log(`# launchpad-gateway benchmarks (${new Date().toISOString()}, node ${process.version})`);
 const only = process.argv[2];
@@ -21,12 +23,8 @@ if (!only || only === 'launch') await benchLaunch();
 if (!only || only === 'swaps') await benchSwaps();
 if (!only || only === 'indexer') await benchIndexer();
 if (!only || only === 'ipfs') await benchIpfs();
+if (!only || only === 'sustained') await benchSustained();
 
-if (!only) {
-  // Targets no section measures yet are listed as such, so the summary is complete (issue 21).
-  target('RSS slope over 60 s at 50 connections is flat', 'no bench yet', null);
-  target('keyed route through two replicas sharing Redis', 'no bench yet', null);
-}
 console.log('\n## Targets');
 console.log('| target | value | verdict |');
 console.log('|---|---|---|');
