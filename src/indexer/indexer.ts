@@ -60,6 +60,18 @@ const TOKEN_EVENTS: Abi = events(A.LaunchTokenAbi, [
   'ExtraMetadataUpdated',
 ]);
 const TOKEN_TOPICS = TOKEN_EVENTS.map((e) => toEventSelector(e as never));
+const BY_TOPIC = new WeakMap<Abi, Map<Hex, AbiEvent>>();
+/** An ABI's events by their topic, computed once per ABI. */
+function eventByTopic(abi: Abi): Map<Hex, AbiEvent> {
+  let map = BY_TOPIC.get(abi);
+  if (!map) {
+    map = new Map(
+      abi.filter((x): x is AbiEvent => x.type === 'event').map((e) => [toEventSelector(e), e] as const),
+    );
+    BY_TOPIC.set(abi, map);
+  }
+  return map;
+}
 /** The token fields that change after a launch, kept as rows of token_updates (`extra:<key>` too). */
 const FIELDS = ['name', 'symbol', 'metadata_uri', 'current_creator', 'fee_recipient'] as const;
 const RIGHTS_VIEW = (A.LaunchFactoryAbi as Abi).filter(
@@ -372,9 +384,11 @@ export class ChainIndexer {
     const decode = (abi: Abi, list: Log[]) =>
       list.flatMap((log) => {
         try {
-          const event = decodeEventLog({ abi, data: log.data, topics: log.topics });
+          // The event by its topic, so viem decodes against one item instead of searching the ABI.
+          const item = eventByTopic(abi).get(log.topics[0]);
+          if (!item) throw new Error(`no event with topic ${log.topics[0]}`);
+          const event = decodeEventLog({ abi: [item], data: log.data, topics: log.topics });
           const name = String(event.eventName);
-          const item = abi.find((x) => x.type === 'event' && x.name === name) as AbiEvent;
           const strings = item.inputs.some((i) => i.type === 'string')
             ? eventStrings(abi, name, log.data)
             : {};
@@ -400,7 +414,7 @@ export class ChainIndexer {
     // Token names and documents at their launch block, timestamps and senders, in one round trip.
     const blocks = [...new Set([...logs, ...uriUpdates.map((d) => d.log)].map((l) => l.blockNumber))];
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
-    const txs = [...new Set(trades.map((d) => d.log.transactionHash))];
+    const tradeBlocks = new Set(trades.map((d) => d.log.blockNumber));
     const requests: RpcRequest[] = [
       ...launches.flatMap((d) => {
         const token = (d.event.args as unknown as { token: Address }).token;
@@ -419,8 +433,9 @@ export class ChainIndexer {
           ),
         ];
       }),
-      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
-      ...txs.map((h) => ({ method: 'eth_getTransactionByHash', params: [h] })),
+      // Blocks with trades come with their transactions, whose senders are the traders: one call per
+      // block instead of one per transaction.
+      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, tradeBlocks.has(b)] })),
       ...uriUpdates.map((d) => ({
         method: 'eth_call',
         params: [
@@ -437,15 +452,15 @@ export class ChainIndexer {
         return [b, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash }];
       }),
     );
-    const senders = new Map(
-      txs.map((h, i) => [
-        h,
-        getAddress(
-          (answers[launches.length * READS_PER_LAUNCH + blocks.length + i] as { from: Address }).from,
-        ),
-      ]),
-    );
-    const uris = answers.slice(launches.length * READS_PER_LAUNCH + blocks.length + txs.length) as Hex[];
+    const senders = new Map<Hex, Address>();
+    blocks.forEach((b, i) => {
+      if (!tradeBlocks.has(b)) return;
+      const block = answers[launches.length * READS_PER_LAUNCH + i] as {
+        transactions: { hash: Hex; from: Address }[];
+      };
+      for (const tx of block.transactions) senders.set(tx.hash, getAddress(tx.from));
+    });
+    const uris = answers.slice(launches.length * READS_PER_LAUNCH + blocks.length) as Hex[];
     const position = (log: Log) => ({
       chain_id: this.chainId,
       tx_hash: log.transactionHash,
