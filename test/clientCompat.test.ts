@@ -344,5 +344,9 @@ describe('production clients, unchanged', () => {
     expect(r.status, r.body).toBe(200);
     const contracts = r.json.data.suites[0].contracts;
     expect(contracts.permit2).toBe(contracts.permit);
+    // Arc: the dedicated router also under the name the clients' router guard knows (REFERENCE §7 #4).
+    const arc = (await client('/v1/config?chain_id=5042&market=standard')).json.data.suites[0].contracts;
+    expect(arc.swap_router).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(arc.swapx_router).toBe(arc.swap_router);
   });
 });

@@ -181,6 +181,8 @@ function assemble(
   );
   // The names production clients read (REFERENCE §7), beside the spec's.
   if (contracts.permit) contracts.permit2 = contracts.permit;
+  // A suite's dedicated swap router is the SwapX router the clients' router guard knows by that name.
+  if (contracts.swap_router && !contracts.swapx_router) contracts.swapx_router = contracts.swap_router;
   const route =
     market !== 'all' && suite.routes.includes(market)
       ? market
