@@ -1,6 +1,6 @@
 // Live configuration: GET /v1/config?chain_id=8453 (all sections) against the devnet. Baseline, in the
 // same run: the RPC round trips that request needs, replayed directly against the node. Also counts the round trips per request through a counting proxy.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,11 +57,18 @@ export async function benchConfig() {
   const proxy = await countingProxy(rpc);
   const env = devnetGatewayEnv(devnet, dataDir);
   const key = createBenchKey(env, dataDir);
+  // The counted gateway has its own data dir (one gateway per data dir) holding the same key.
+  const countedDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-config-'));
+  copyFileSync(join(dataDir, 'launchpad.sqlite'), join(countedDir, 'launchpad.sqlite'));
   const direct = await startServer(['bin/launchpad.js', 'start'], env);
   const counted = await startServer(['bin/launchpad.js', 'start'], {
     ...env,
+    LAUNCHPAD_DATA_DIR: countedDir,
     PORT: '0',
     RPC_URL_8453: proxy.url,
+  }).catch(async (err: unknown) => {
+    await direct.stop();
+    throw err;
   });
   try {
     // Round trips per request, and the exact RPC bodies one request sends.
@@ -117,5 +124,6 @@ export async function benchConfig() {
     await proxy.close();
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(countedDir, { recursive: true, force: true });
   }
 }

@@ -29,6 +29,22 @@ export interface ContractRead {
   args?: readonly unknown[];
 }
 
+// viem looks the function up in the ABI on every encode and decode (getAbiItem); the launchpad ABIs are
+// large and every live request makes a dozen reads, so each ABI's functions are resolved once. An
+// overloaded name keeps the whole ABI (viem then picks the overload by its arguments).
+const FUNCTION_ABIS = new WeakMap<Abi, Map<string, Abi>>();
+function functionAbi(abi: Abi, functionName: string): Abi {
+  let byName = FUNCTION_ABIS.get(abi);
+  if (!byName) {
+    byName = new Map();
+    const counts = new Map<string, number>();
+    for (const x of abi) if (x.type === 'function') counts.set(x.name, (counts.get(x.name) ?? 0) + 1);
+    for (const x of abi) if (x.type === 'function' && counts.get(x.name) === 1) byName.set(x.name, [x]);
+    FUNCTION_ABIS.set(abi, byName);
+  }
+  return byName.get(functionName) ?? abi;
+}
+
 export type ReadResult = { ok: true; value: unknown } | { ok: false; reason: string; data?: Hex };
 
 /** A call made inside a simulated block. */
@@ -179,7 +195,11 @@ export class Snapshot {
         params: [
           {
             to: r.address,
-            data: encodeFunctionData({ abi: r.abi, functionName: r.functionName, args: r.args } as never),
+            data: encodeFunctionData({
+              abi: functionAbi(r.abi, r.functionName),
+              functionName: r.functionName,
+              args: r.args,
+            } as never),
           },
           tag,
           ...overrides,
@@ -199,7 +219,7 @@ export class Snapshot {
       if (!res.ok) return { ok: false, reason: res.error.message, data: revertData(res.error) };
       try {
         const value = decodeFunctionResult({
-          abi: r.abi,
+          abi: functionAbi(r.abi, r.functionName),
           functionName: r.functionName,
           data: res.result as Hex,
         } as never);
