@@ -1,7 +1,6 @@
 // B20 on Base, on the devnet's emulation of the precompiles: launch prepare predicts the address the B20
 // factory really deploys to (salt mined through batched getB20Address calls), the token trades through
 // the hook and takes metadata updates, and the asset feature is read live: off, launches are refused.
-import { randomUUID } from 'node:crypto';
 import {
   type Abi,
   type Address,
@@ -22,7 +21,7 @@ import {
 import type { Devnet } from '../src/devnet/devnet.ts';
 import { B20_ABI, B20_ACTIVATION_REGISTRY, B20_ASSET_FEATURE, B20_FACTORY } from '../src/launchpad/b20.ts';
 import { ERC20, TestChain } from './support/chain.ts';
-import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+import { type DevnetGateway, postFresh, startDevnetGateway } from './support/devnetGateway.ts';
 import { call, expectProblem } from './support/gateway.ts';
 
 const PNG =
@@ -36,15 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => env?.close());
 
-const post = (path: string, body: unknown) => {
-  env.gw.clock.advance(61_000);
-  return call(env.gw, path, {
-    key: env.key,
-    method: 'POST',
-    body,
-    headers: { 'idempotency-key': randomUUID() },
-  });
-};
+const post = (path: string, body: unknown) => postFresh(env, path, body);
 
 async function sendAll(from: Address, steps: { transaction: { to: Address; data: Hex; value: string } }[]) {
   for (const s of steps)

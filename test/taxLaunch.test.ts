@@ -3,7 +3,6 @@
 // receive exactly the quoted output and the tax lands where the split says (protocol, creator and
 // integrator credits, a burn, dividends); a holder claims dividends through the gateway; the indexed
 // trades carry the components.
-import { randomUUID } from 'node:crypto';
 import {
   type Abi,
   type Address,
@@ -27,6 +26,7 @@ import { rulesOf, splitTax, type FactoryTaxPolicy, type TaxTerms } from '../src/
 import { ERC6909, TestChain } from './support/chain.ts';
 import {
   type DevnetGateway,
+  postFresh,
   startDevnetGateway,
   startTestIndexer,
   waitIndexed,
@@ -49,15 +49,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => env?.close());
 
-const post = (path: string, body: unknown) => {
-  env.gw.clock.advance(61_000);
-  return call(env.gw, path, {
-    key: env.key,
-    method: 'POST',
-    body,
-    headers: { 'idempotency-key': randomUUID() },
-  });
-};
+const post = (path: string, body: unknown) => postFresh(env, path, body);
 
 type Step = {
   id: string;

@@ -202,6 +202,8 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     const [configVersion, enabled, fee, supply, quoteConfig, hook, ...mode] = results.map(
       (r) => (r as { value: unknown }).value,
     ) as [bigint, boolean, bigint, bigint, [boolean, number, number], Address, ...unknown[]];
+    // The tax policy, when read, is the last value; the token-mode reads come before it.
+    const taxPolicy = tax ? (mode.pop() as FactoryTaxPolicy) : undefined;
     if (!enabled) throw unsupported(`Launch creation is switched off on suite ${suite.id}`, chainId);
     if (b20 && mode[0] !== true) {
       throw unsupported(
@@ -213,7 +215,7 @@ export async function prepareLaunch(deps: LaunchDeps, input: PrepareLaunchInput)
     if (hook !== suite.contracts.hook)
       throw unsupported(`Suite ${suite.id} is not wired as its manifest says`, chainId);
     // Tax terms are checked against the suite's live policy (REFERENCE §5), as the hook will check them.
-    const policy = tax ? rulesOf(mode[mode.length - 1] as FactoryTaxPolicy) : undefined;
+    const policy = taxPolicy ? rulesOf(taxPolicy) : undefined;
     if (tax && policy) {
       const violations = taxViolations(tax, policy, supply);
       if (violations.length > 0) {

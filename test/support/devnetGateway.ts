@@ -5,6 +5,7 @@ import { ChainClients } from '../../src/chain/clients.ts';
 import { startIndexer } from '../../src/indexer/indexer.ts';
 import type { ChainId } from '../../src/launchpad/chains.ts';
 import { Deployments } from '../../src/launchpad/deployments.ts';
+import { randomUUID } from 'node:crypto';
 import { call, type Reply, startGateway, type TestGateway, tempDir } from './gateway.ts';
 import { freePortRange } from './net.ts';
 
@@ -64,4 +65,18 @@ export async function waitIndexed(
     await new Promise((res) => setTimeout(res, 10));
   }
   throw new Error('the index did not reach the head');
+}
+
+/**
+ * POSTs as a new request would: a fresh Idempotency-Key, with the gateway clock a minute on so the
+ * per-minute ceilings of earlier requests are out of the way.
+ */
+export function postFresh(env: DevnetGateway, path: string, body: unknown): Promise<Reply> {
+  env.gw.clock.advance(61_000);
+  return call(env.gw, path, {
+    key: env.key,
+    method: 'POST',
+    body,
+    headers: { 'idempotency-key': randomUUID() },
+  });
 }
