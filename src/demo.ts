@@ -152,7 +152,17 @@ export async function runDemo(input: DemoInput): Promise<void> {
         },
       }),
     ).data;
-  const buyQuote = await quoteFor('buy', buyAmount);
+  // Right after a launch the pool charges the anti-snipe surcharge, which falls every second: a buy
+  // quoted then with 1% slippage can revert if it lands a second earlier than priced. Wait it out.
+  let buyQuote = await quoteFor('buy', buyAmount);
+  for (let i = 0; i < 40 && buyQuote.issues.some((x) => x.code === 'anti_snipe_active'); i++) {
+    if (i === 0)
+      log(
+        `wait        the anti-snipe surcharge is on (${buyQuote.fee.total_bps} bps); waiting for its window to end`,
+      );
+    await new Promise((r) => setTimeout(r, 1_000));
+    buyQuote = await quoteFor('buy', buyAmount);
+  }
   const before = await balanceOf(rpc, token, trader.address);
   await swap(api, send, trader.address, buyQuote);
   const bought = (await balanceOf(rpc, token, trader.address)) - before;

@@ -97,7 +97,8 @@ describe('launchpad start', () => {
     for (const chain of written.chains) {
       await expect(fetch(chain.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow();
     }
-  });
+    // The demo waits out the launch's anti-snipe window (about 20 s) before it buys.
+  }, 90_000);
 
   it('prints the base URL once ready; keys made by the CLI work against the running server', async () => {
     const env = { LAUNCHPAD_DATA_DIR: tempDir() };
