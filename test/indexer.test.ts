@@ -2,6 +2,11 @@
 // as they happened on chain; pagination walks without duplicates or gaps; a reorg leaves only the
 // surviving chain in the index.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Abi, type Address, type Hex, hexToString, keccak256, stringToHex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -774,6 +779,76 @@ describe('several indexers on one PostgreSQL database', () => {
       await a.stop();
       await b.stop();
       await database.close();
+    }
+  });
+});
+
+describe('a node whose logs carry no blockTimestamp', () => {
+  it('indexes the same trades, times and block hashes by fetching those blocks', async () => {
+    // A proxy in front of the devnet node that drops `blockTimestamp` from every log it returns.
+    const upstream = base.chain.rpc_url;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        fetch(upstream, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        })
+          .then((r) => r.text())
+          .then((text) => {
+            res.setHeader('content-type', 'application/json');
+            res.end(text.replace(/"blockTimestamp":"0x[0-9a-f]+",?/g, ''));
+          })
+          .catch(() => res.writeHead(502).end());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const dir = mkdtempSync(join(tmpdir(), 'launchpad-untimed-'));
+    const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: dir }));
+    const untimed = startIndexer({
+      database,
+      chains: new ChainClients({ 8453: [`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`] }, 5000),
+      deployments: Deployments.load(env.gw.settings.manifestsDir),
+      chainIds: [8453],
+      pollMs: 20,
+      marketRefreshMs: 60_000,
+    });
+    try {
+      await indexed();
+      const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
+      for (let i = 0; i < 1000; i++) {
+        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
+        if (row && Number(row.indexed_through) >= head) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const rows = (db: typeof database) =>
+        db.db
+          .selectFrom('trades')
+          .select(['tx_hash', 'log_index', 'timestamp', 'trader', 'block_hash'])
+          .where('chain_id', '=', 8453)
+          .where('block_number', '<=', head)
+          .orderBy('block_number')
+          .orderBy('log_index')
+          .execute();
+      const theirs = await rows(env.gw.database);
+      expect(theirs.length).toBeGreaterThan(3);
+      expect(await rows(database)).toEqual(theirs);
+      // Every block hash kept for reorg checks is the chain's.
+      const kept = await database.db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash'])
+        .where('chain_id', '=', 8453)
+        .execute();
+      expect(kept.length).toBeGreaterThan(3);
+      for (const b of kept)
+        expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
+    } finally {
+      await untimed.stop();
+      await database.close();
+      proxy.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

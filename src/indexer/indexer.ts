@@ -8,10 +8,8 @@ import {
   type Abi,
   type AbiEvent,
   type Address,
-  decodeEventLog,
   decodeFunctionResult,
   encodeFunctionData,
-  getAddress,
   type Hex,
   isAddress,
   numberToHex,
@@ -27,6 +25,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import type { Database, Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
+import { checksum, decodeLog } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchWords } from './words.ts';
 
@@ -114,6 +113,8 @@ interface Log {
   blockHash: Hex;
   transactionHash: Hex;
   logIndex: Hex;
+  /** The block's timestamp, where the node adds it to logs. */
+  blockTimestamp?: Hex;
 }
 
 const num = (v: number | string | bigint) => Number(v);
@@ -169,7 +170,7 @@ export class ChainIndexer {
           .flatMap((x) => [x.factory, x.hook, x.announcement_registry, x.pool_manager, x.fee_escrow])
           // A field the factory could not be asked for yet (from_factory) is not an address to follow.
           .filter((a) => isAddress(a, { strict: false }))
-          .map((a) => getAddress(a)),
+          .map((a) => checksum(a)),
       ),
     ];
     const [logs, toBlock] = await this.endpoint.batchResults<unknown>([
@@ -194,7 +195,7 @@ export class ChainIndexer {
       .execute();
     const launchedNow = (logs as Log[])
       .filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1])
-      .map((l) => getAddress(`0x${(l.topics[1] as Hex).slice(26)}`));
+      .map((l) => checksum(`0x${(l.topics[1] as Hex).slice(26)}`));
     const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
     const tokenLogs: Log[] = [];
     for (let i = 0; i < tokens.length; i += 500) {
@@ -387,7 +388,7 @@ export class ChainIndexer {
           // The event by its topic, so viem decodes against one item instead of searching the ABI.
           const item = eventByTopic(abi).get(log.topics[0]);
           if (!item) throw new Error(`no event with topic ${log.topics[0]}`);
-          const event = decodeEventLog({ abi: [item], data: log.data, topics: log.topics });
+          const event = decodeLog(item, log);
           const name = String(event.eventName);
           const strings = item.inputs.some((i) => i.type === 'string')
             ? eventStrings(abi, name, log.data)
@@ -399,7 +400,7 @@ export class ChainIndexer {
             tx_hash: log.transactionHash,
             log_index: Number(BigInt(log.logIndex)),
             block_number: Number(BigInt(log.blockNumber)),
-            address: getAddress(log.address),
+            address: checksum(log.address),
             reason: String((err as Error).message).slice(0, 500),
           });
           return [];
@@ -411,10 +412,21 @@ export class ChainIndexer {
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
-    // Token names and documents at their launch block, timestamps and senders, in one round trip.
-    const blocks = [...new Set([...logs, ...uriUpdates.map((d) => d.log)].map((l) => l.blockNumber))];
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
-    const tradeBlocks = new Set(trades.map((d) => d.log.blockNumber));
+    // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
+    // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
+    const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
+    const untimed = new Set<Hex>();
+    for (const l of [...logs, ...uriUpdates.map((d) => d.log)]) {
+      if (blockInfo.has(l.blockNumber) || untimed.has(l.blockNumber)) continue;
+      if (l.blockTimestamp === undefined) untimed.add(l.blockNumber);
+      else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
+    }
+    const blocks = [...untimed];
+    // The trader is the transaction's sender: the receipt of each trade's transaction carries it (a
+    // receipt is stored with its sender, unlike a transaction whose sender the node must recover).
+    const tradeTxs = [...new Set(trades.map((d) => d.log.transactionHash))];
+    // Token names and documents at their launch block, block timestamps and senders, in one round trip.
     const requests: RpcRequest[] = [
       ...launches.flatMap((d) => {
         const token = (d.event.args as unknown as { token: Address }).token;
@@ -433,9 +445,8 @@ export class ChainIndexer {
           ),
         ];
       }),
-      // Blocks with trades come with their transactions, whose senders are the traders: one call per
-      // block instead of one per transaction.
-      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, tradeBlocks.has(b)] })),
+      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
+      ...tradeTxs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
       ...uriUpdates.map((d) => ({
         method: 'eth_call',
         params: [
@@ -444,23 +455,20 @@ export class ChainIndexer {
         ],
       })),
     ];
-    const answers = requests.length > 0 ? await this.endpoint.batchResults<unknown>(requests) : [];
-    const views = answers.slice(0, launches.length * READS_PER_LAUNCH) as Hex[];
-    const blockInfo = new Map(
-      blocks.map((b, i) => {
-        const block = answers[launches.length * READS_PER_LAUNCH + i] as { timestamp: Hex; hash: Hex };
-        return [b, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash }];
-      }),
-    );
-    const senders = new Map<Hex, Address>();
-    blocks.forEach((b, i) => {
-      if (!tradeBlocks.has(b)) return;
-      const block = answers[launches.length * READS_PER_LAUNCH + i] as {
-        transactions: { hash: Hex; from: Address }[];
-      };
-      for (const tx of block.transactions) senders.set(tx.hash, getAddress(tx.from));
+    const answers = requests.length > 0 ? await this.endpoint.batchResultsInChunks<unknown>(requests) : [];
+    let at = 0;
+    const next = (n: number) => answers.slice(at, (at += n));
+    const views = next(launches.length * READS_PER_LAUNCH) as Hex[];
+    next(blocks.length).forEach((answer, i) => {
+      const block = answer as { timestamp: Hex; hash: Hex };
+      blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
     });
-    const uris = answers.slice(launches.length * READS_PER_LAUNCH + blocks.length) as Hex[];
+    const senders = new Map<Hex, Address>();
+    next(tradeTxs.length).forEach((answer, i) => {
+      const receipt = answer as { from: Address } | null;
+      if (receipt) senders.set(tradeTxs[i] as Hex, checksum(receipt.from));
+    });
+    const uris = next(uriUpdates.length) as Hex[];
     const position = (log: Log) => ({
       chain_id: this.chainId,
       tx_hash: log.transactionHash,
@@ -470,7 +478,7 @@ export class ChainIndexer {
     // Changes to token fields after launch, in log order.
     const updates = [
       ...tokenEvents.flatMap(({ log, event, strings }) => {
-        const at = { ...position(log), token: getAddress(log.address) };
+        const at = { ...position(log), token: checksum(log.address) };
         const row = (field: string, t: ChainText) => [{ ...at, field, value: t.text, raw_hex: t.raw }];
         const none = { text: '', raw: null };
         if (event.eventName === 'NameUpdated') return row('name', strings.name ?? none);
@@ -494,11 +502,11 @@ export class ChainIndexer {
           feeRecipient?: Address;
           newRecipient?: Address;
         };
-        const at = { ...position(log), token: getAddress(a.token ?? zeroAddress) };
+        const at = { ...position(log), token: checksum(a.token ?? zeroAddress) };
         const row = (field: string, value: Address) => ({
           ...at,
           field,
-          value: getAddress(value),
+          value: checksum(value),
           raw_hex: null,
         });
         if (event.eventName === 'CreatorRightsTransferred')
@@ -524,7 +532,7 @@ export class ChainIndexer {
           launchSupply: bigint;
           tickSpacing: number;
         };
-        const suite = this.suites.find((s) => getAddress(s.contracts.factory) === getAddress(log.address));
+        const suite = this.suites.find((s) => checksum(s.contracts.factory) === checksum(log.address));
         const quote = this.deployments.quote(this.chainId, suite?.id ?? '', a.quoteToken);
         const [name, symbol, uri] = (['name', 'symbol', 'contractURI'] as const).map((fn, j) =>
           viewText(fn, views[i * READS_PER_LAUNCH + j]),
@@ -534,18 +542,18 @@ export class ChainIndexer {
           functionName: 'creatorRights',
           data: views[i * READS_PER_LAUNCH + 3] as Hex,
         }) as { creatorFeeRecipient: Address };
-        const feeRecipient = getAddress(rights.creatorFeeRecipient);
+        const feeRecipient = checksum(rights.creatorFeeRecipient);
         await trx
           .insertInto('tokens')
           .values({
             chain_id: this.chainId,
-            address: getAddress(a.token),
+            address: checksum(a.token),
             suite_id: suite?.id ?? '',
             market: quote?.route ?? 'standard',
-            quote_address: getAddress(a.quoteToken),
-            creator: getAddress(a.originalCreator),
+            quote_address: checksum(a.quoteToken),
+            creator: checksum(a.originalCreator),
             pool_id: a.poolId,
-            hook: getAddress(suite?.contracts.hook ?? zeroAddress),
+            hook: checksum(suite?.contracts.hook ?? zeroAddress),
             tick_spacing: Number(a.tickSpacing),
             name: name.text,
             symbol: symbol.text,
@@ -555,24 +563,24 @@ export class ChainIndexer {
             log_index: Number(BigInt(log.logIndex)),
             tx_hash: log.transactionHash,
             created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
-            current_creator: getAddress(a.originalCreator),
+            current_creator: checksum(a.originalCreator),
             fee_recipient: feeRecipient,
             launch_supply: a.launchSupply.toString(),
           })
           .execute();
         // The launch's values are the first rows of the token's fields.
-        const launched = { ...position(log), token: getAddress(a.token) };
+        const launched = { ...position(log), token: checksum(a.token) };
         await trx
           .insertInto('token_updates')
           .values([
             { ...launched, field: 'name', value: name.text, raw_hex: name.raw },
             { ...launched, field: 'symbol', value: symbol.text, raw_hex: symbol.raw },
             { ...launched, field: 'metadata_uri', value: uri.text, raw_hex: uri.raw },
-            { ...launched, field: 'current_creator', value: getAddress(a.originalCreator), raw_hex: null },
+            { ...launched, field: 'current_creator', value: checksum(a.originalCreator), raw_hex: null },
             { ...launched, field: 'fee_recipient', value: feeRecipient, raw_hex: null },
           ])
           .execute();
-        await this.writeWords(trx, getAddress(a.token), name.text, symbol.text, log.blockNumber);
+        await this.writeWords(trx, checksum(a.token), name.text, symbol.text, log.blockNumber);
       }
       // Pools of launch tokens (known before this range, or launched in it).
       const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);
@@ -646,8 +654,8 @@ export class ChainIndexer {
               ...position(c.log),
               swap_log_index: swapIndex,
               component: chainText32(a.componentId).text.slice(0, 32),
-              recipient: getAddress(a.recipient),
-              currency: getAddress(a.currency),
+              recipient: checksum(a.recipient),
+              currency: checksum(a.currency),
               amount: a.amount.toString(),
             });
           }
@@ -678,7 +686,7 @@ export class ChainIndexer {
             token_amount_raw: abs(tokenDelta).toString(),
             fee_raw: fee.toString(),
             fee_currency: token.quote_address,
-            referrer: t && t.referrer !== zeroAddress ? getAddress(t.referrer) : null,
+            referrer: t && t.referrer !== zeroAddress ? checksum(t.referrer) : null,
             comment: t ? chainText32(t.comment).text : '',
             sqrt_price_x96: s.sqrtPriceX96.toString(),
           },
@@ -699,9 +707,9 @@ export class ChainIndexer {
             };
             return {
               ...position(log),
-              token: getAddress(a.token),
+              token: checksum(a.token),
               announcement_id: a.announcementId,
-              creator: getAddress(a.creator),
+              creator: checksum(a.creator),
               description: strings.description?.text ?? '',
               uri: strings.announcementURI?.text ?? '',
               raw_hex: rawHexOf({
@@ -721,9 +729,9 @@ export class ChainIndexer {
             const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
             return {
               ...position(log),
-              escrow: getAddress(log.address),
-              recipient: getAddress(a.recipient),
-              currency: getAddress(a.currency),
+              escrow: checksum(log.address),
+              recipient: checksum(a.recipient),
+              currency: checksum(a.currency),
               kind: event.eventName === 'Credited' ? ('credited' as const) : ('claimed' as const),
               amount: a.amount.toString(),
             };
@@ -731,10 +739,10 @@ export class ChainIndexer {
       );
       const holders = new Map<string, { token: string; holder: string; block: number }>();
       for (const t of transfers) {
-        const holder = getAddress(`0x${(t.topics[2] as Hex).slice(26)}`);
+        const holder = checksum(`0x${(t.topics[2] as Hex).slice(26)}`);
         const key = `${t.address}:${holder}`;
         if (!holders.has(key))
-          holders.set(key, { token: getAddress(t.address), holder, block: Number(BigInt(t.blockNumber)) });
+          holders.set(key, { token: checksum(t.address), holder, block: Number(BigInt(t.blockNumber)) });
       }
       const holderRows = [...holders.values()].map((h) => ({
         chain_id: this.chainId,
@@ -750,11 +758,14 @@ export class ChainIndexer {
         [to, toHash],
         ...[...blockInfo].map(([b, info]) => [Number(BigInt(b)), info.hash] as [number, string]),
       ]);
-      for (const [number, hash] of hashes) {
+      const blockRows = [...hashes].map(([number, hash]) => ({ chain_id: this.chainId, number, hash }));
+      for (let i = 0; i < blockRows.length; i += 500) {
         await trx
           .insertInto('index_blocks')
-          .values({ chain_id: this.chainId, number, hash })
-          .onConflict((oc) => oc.columns(['chain_id', 'number']).doUpdateSet({ hash }))
+          .values(blockRows.slice(i, i + 500))
+          .onConflict((oc) =>
+            oc.columns(['chain_id', 'number']).doUpdateSet({ hash: (eb) => eb.ref('excluded.hash') }),
+          )
           .execute();
       }
       await trx

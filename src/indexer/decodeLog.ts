@@ -1,0 +1,78 @@
+// Event decoding for the indexer's hot loop. Events whose fields are all one-word types (address, bool,
+// intN, uintN, bytesN, the usual shape of launch, swap and fee events) are read word by word from the
+// topics and data; anything else (strings, bytes, arrays, tuples) goes to viem's decodeEventLog. Values
+// are what viem returns: checksummed addresses, numbers for integers of at most 48 bits, bigints above.
+// Profiled on 3,200 devnet logs: viem's per-log ABI walk, cursor and checksum cache were 55 ms of a
+// 230 ms ingest round; this takes a few.
+import { type AbiEvent, type AbiParameter, decodeEventLog, getAddress, type Hex } from 'viem';
+
+/** A log as the node sends it: enough to decode. */
+export interface RawLog {
+  topics: [Hex, ...Hex[]];
+  data: Hex;
+}
+
+export interface DecodedEvent {
+  eventName: string;
+  args: Record<string, unknown>;
+}
+
+const STATIC = /^(address|bool|u?int\d*|bytes([1-9]|[12]\d|3[0-2]))$/;
+const WORD = /^[0-9a-fA-F]{64}$/;
+const TWO_256 = 1n << 256n;
+const TWO_255 = 1n << 255n;
+
+/** Whether every input of the event is one static word. */
+const wordsOnly = new WeakMap<AbiEvent, boolean>();
+
+/** Checksummed addresses by lowercase form; cleared when large (a plain map, no LRU bookkeeping). */
+const checksums = new Map<string, Hex>();
+/** `getAddress` for addresses the indexer sees over and over (contracts, pools, active traders). */
+export function checksum(address: string): Hex {
+  const lower = address.toLowerCase();
+  let out = checksums.get(lower);
+  if (out === undefined) {
+    out = getAddress(lower);
+    if (checksums.size >= 50_000) checksums.clear();
+    checksums.set(lower, out);
+  }
+  return out;
+}
+
+function word(param: AbiParameter, hex: string): unknown {
+  const type = param.type;
+  if (type === 'address') return checksum(`0x${hex.slice(24)}`);
+  if (type === 'bool') return BigInt(`0x${hex}`) !== 0n;
+  if (type.startsWith('bytes')) return `0x${hex.slice(0, 2 * Number(type.slice(5)))}`;
+  const signed = type.startsWith('int');
+  const bits = Number(type.slice(signed ? 3 : 4) || 256);
+  let value = BigInt(`0x${hex}`);
+  if (signed && value >= TWO_255) value -= TWO_256;
+  return bits > 48 ? value : Number(value);
+}
+
+/** Decodes `log` as `event` (its topic already matched); throws when the log does not fit the event. */
+export function decodeLog(event: AbiEvent, log: RawLog): DecodedEvent {
+  let simple = wordsOnly.get(event);
+  if (simple === undefined) {
+    simple = !event.anonymous && event.inputs.every((i) => i.name && STATIC.test(i.type));
+    wordsOnly.set(event, simple);
+  }
+  if (!simple) {
+    const decoded = decodeEventLog({ abi: [event], data: log.data, topics: log.topics });
+    return { eventName: event.name, args: decoded.args as unknown as Record<string, unknown> };
+  }
+  const indexed = event.inputs.filter((i) => i.indexed).length;
+  const words = event.inputs.length - indexed;
+  if (log.topics.length !== indexed + 1) throw new Error(`${event.name}: expected ${indexed + 1} topics`);
+  if (log.data.length < 2 + 64 * words) throw new Error(`${event.name}: data shorter than ${words} words`);
+  const args: Record<string, unknown> = {};
+  let topic = 1;
+  let at = 2;
+  for (const input of event.inputs) {
+    const hex = input.indexed ? (log.topics[topic++] as Hex).slice(2) : log.data.slice(at, (at += 64));
+    if (!WORD.test(hex)) throw new Error(`${event.name}: ${input.name} is not a 32-byte word`);
+    args[input.name as string] = word(input, hex);
+  }
+  return { eventName: event.name, args };
+}
