@@ -14,15 +14,14 @@ import { describe, expect, it } from 'vitest';
 import * as A from '../contracts/artifacts/index.ts';
 import { decodeLog } from '../src/indexer/decodeLog.ts';
 
-const EVENTS = [
-  ...Object.values(A)
-    .filter((x): x is readonly unknown[] => Array.isArray(x))
-    .flatMap((abi) => abi as AbiEvent[])
-    .filter((x) => x.type === 'event'),
+const EVENTS: AbiEvent[] = [
+  ...(Object.values(A) as unknown[])
+    .filter((x): x is readonly { type?: string }[] => Array.isArray(x))
+    .flatMap((abi) => abi.filter((x) => x.type === 'event') as unknown as AbiEvent[]),
   ...(parseAbi([
     'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
     'event Mixed(bool indexed flag, bytes4 selector, int8 small, uint48 edge, uint56 above)',
-  ]) as AbiEvent[]),
+  ]) as unknown as AbiEvent[]),
 ];
 
 /** Sample values of each type, edges included. */

@@ -197,14 +197,23 @@ export class ChainIndexer {
       .filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1])
       .map((l) => checksum(`0x${(l.topics[1] as Hex).slice(26)}`));
     const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
-    const tokenLogs: Log[] = [];
+    // Fetched while `apply` reads what the range's own logs need.
+    const tokenLogs = this.tokenLogs(through + 1, to, tokens);
+    tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
+    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, tokenLogs);
+    return (logs as Log[]).length;
+  }
+
+  /** Transfers and metadata updates of the launch tokens in the range, 500 tokens per request. */
+  private async tokenLogs(from: number, to: number, tokens: string[]): Promise<Log[]> {
+    const out: Log[] = [];
     for (let i = 0; i < tokens.length; i += 500) {
       const [chunk] = await this.endpoint.batchResults<Log[]>([
         {
           method: 'eth_getLogs',
           params: [
             {
-              fromBlock: numberToHex(through + 1),
+              fromBlock: numberToHex(from),
               toBlock: numberToHex(to),
               address: tokens.slice(i, i + 500),
               topics: [TOKEN_TOPICS],
@@ -212,10 +221,9 @@ export class ChainIndexer {
           ],
         },
       ]);
-      tokenLogs.push(...(chunk ?? []));
+      out.push(...(chunk ?? []));
     }
-    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, tokenLogs);
-    return (logs as Log[]).length;
+    return out;
   }
 
   /** The highest indexed block still on the chain; rows above it are deleted. */
@@ -379,7 +387,7 @@ export class ChainIndexer {
     }
   }
 
-  private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Log[]): Promise<void> {
+  private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Promise<Log[]>): Promise<void> {
     // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
     const skipped: Insertable<Tables['skipped_logs']>[] = [];
     const decode = (abi: Abi, list: Log[]) =>
@@ -407,26 +415,31 @@ export class ChainIndexer {
         }
       });
     const decoded = decode(EVENTS, logs);
-    const tokenEvents = decode(TOKEN_EVENTS, tokenLogs);
-    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
-    // ContractURIUpdated carries no value: the URI is read at the block of the event.
-    const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
     // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
     // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
     const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
-    const untimed = new Set<Hex>();
-    for (const l of [...logs, ...uriUpdates.map((d) => d.log)]) {
-      if (blockInfo.has(l.blockNumber) || untimed.has(l.blockNumber)) continue;
-      if (l.blockTimestamp === undefined) untimed.add(l.blockNumber);
-      else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
-    }
-    const blocks = [...untimed];
+    const untimed = (list: Log[]) => {
+      const missing = new Set<Hex>();
+      for (const l of list) {
+        if (blockInfo.has(l.blockNumber) || missing.has(l.blockNumber)) continue;
+        if (l.blockTimestamp === undefined) missing.add(l.blockNumber);
+        else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
+      }
+      return [...missing];
+    };
+    const getBlock = (b: Hex) => ({ method: 'eth_getBlockByNumber', params: [b, false] });
+    const setBlocks = (blocks: Hex[], answers: unknown[]) =>
+      answers.forEach((answer, i) => {
+        const block = answer as { timestamp: Hex; hash: Hex };
+        blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
+      });
+    const blocks = untimed(logs);
     // The trader is the transaction's sender: the receipt of each trade's transaction carries it (a
     // receipt is stored with its sender, unlike a transaction whose sender the node must recover).
     const tradeTxs = [...new Set(trades.map((d) => d.log.transactionHash))];
-    // Token names and documents at their launch block, block timestamps and senders, in one round trip.
+    // Token names and documents at their launch block, missing blocks and senders, in one round of batches.
     const requests: RpcRequest[] = [
       ...launches.flatMap((d) => {
         const token = (d.event.args as unknown as { token: Address }).token;
@@ -445,8 +458,29 @@ export class ChainIndexer {
           ),
         ];
       }),
-      ...blocks.map((b) => ({ method: 'eth_getBlockByNumber', params: [b, false] })),
+      ...blocks.map(getBlock),
       ...tradeTxs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
+    ];
+    const [answers, tokenLogList] = await Promise.all([
+      this.endpoint.batchResultsInChunks<unknown>(requests),
+      tokenLogs,
+    ]);
+    let at = 0;
+    const next = (n: number) => answers.slice(at, (at += n));
+    const views = next(launches.length * READS_PER_LAUNCH) as Hex[];
+    setBlocks(blocks, next(blocks.length));
+    const senders = new Map<Hex, Address>();
+    next(tradeTxs.length).forEach((answer, i) => {
+      const receipt = answer as { from: Address } | null;
+      if (receipt) senders.set(tradeTxs[i] as Hex, checksum(receipt.from));
+    });
+    const tokenEvents = decode(TOKEN_EVENTS, tokenLogList);
+    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
+    // ContractURIUpdated carries no value: the URI is read at the block of the event.
+    const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
+    const uriBlocks = untimed(uriUpdates.map((d) => d.log));
+    const late = await this.endpoint.batchResultsInChunks<unknown>([
+      ...uriBlocks.map(getBlock),
       ...uriUpdates.map((d) => ({
         method: 'eth_call',
         params: [
@@ -454,21 +488,9 @@ export class ChainIndexer {
           d.log.blockNumber,
         ],
       })),
-    ];
-    const answers = requests.length > 0 ? await this.endpoint.batchResultsInChunks<unknown>(requests) : [];
-    let at = 0;
-    const next = (n: number) => answers.slice(at, (at += n));
-    const views = next(launches.length * READS_PER_LAUNCH) as Hex[];
-    next(blocks.length).forEach((answer, i) => {
-      const block = answer as { timestamp: Hex; hash: Hex };
-      blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
-    });
-    const senders = new Map<Hex, Address>();
-    next(tradeTxs.length).forEach((answer, i) => {
-      const receipt = answer as { from: Address } | null;
-      if (receipt) senders.set(tradeTxs[i] as Hex, checksum(receipt.from));
-    });
-    const uris = next(uriUpdates.length) as Hex[];
+    ]);
+    setBlocks(uriBlocks, late.slice(0, uriBlocks.length));
+    const uris = late.slice(uriBlocks.length) as Hex[];
     const position = (log: Log) => ({
       chain_id: this.chainId,
       tx_hash: log.transactionHash,
