@@ -387,6 +387,62 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         done();
       }, done);
     };
+    // What a request is charged, worked out once in `admit` and carried to `charge`.
+    interface Charge {
+      key: ApiKeyRecord;
+      operation: Operation;
+      units: number;
+      baseOnly: boolean;
+      oversized: boolean;
+      maxPage: number;
+    }
+    // Functions of the route, not closures per request: the hot path allocates as little as it can.
+    const afterAdmission = (
+      c: Charge,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      admission: Admission,
+    ) => {
+      request.admission = admission;
+      reply.headers(admission.headers);
+      Authenticator.requireScope(c.key, scope);
+      if (c.oversized) {
+        throw new ApiError('invalid_parameter', `limit must be at most ${c.maxPage} on this key's plan`, {
+          invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${c.maxPage}` }],
+        });
+      }
+      request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
+    };
+    const charge = (
+      c: Charge,
+      request: FastifyRequest,
+      reply: FastifyReply,
+      done: (err?: Error) => void,
+      keyWindowsOnly: boolean,
+    ) => {
+      let outcome: ReturnType<Limiter['admit']>;
+      try {
+        outcome = limiter.admit({
+          key: c.key,
+          operation: c.operation,
+          units: c.units,
+          baseOnly: c.baseOnly || keyWindowsOnly,
+          live: c.operation === 'config' && c.units > 1,
+          source: request.ip,
+          params: (request.params ?? {}) as Record<string, unknown>,
+          body: request.body,
+        });
+        if (!(outcome instanceof Promise)) {
+          afterAdmission(c, request, reply, outcome);
+          done();
+          return;
+        }
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      outcome.then((admission) => afterAdmission(c, request, reply, admission)).then(() => done(), done);
+    };
     // Callback-style with a synchronous path: the in-process limiter answers without a promise.
     const admit: preValidationHookHandler = (request, reply, done) => {
       const key = request.apiKey as ApiKeyRecord;
@@ -397,17 +453,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       const oversized = rule.perRows !== undefined && pageSize(query) > maxPage;
       const baseOnly = oversized || !hasScope(key, scope);
       const units = baseOnly ? rule.base : weigh(operation, { query, body: request.body });
-      const afterAdmission = (admission: Admission) => {
-        request.admission = admission;
-        reply.headers(admission.headers);
-        Authenticator.requireScope(key, scope);
-        if (oversized) {
-          throw new ApiError('invalid_parameter', `limit must be at most ${maxPage} on this key's plan`, {
-            invalid_parameters: [{ name: 'limit', reason: 'range', detail: `limit must be 1 to ${maxPage}` }],
-          });
-        }
-        request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
-      };
+      const c: Charge = { key, operation, units, baseOnly, oversized, maxPage };
       // A replay, or a duplicate of a request still running, pays its units but meets no ceiling or
       // in-flight cap: it starts no new work (it is answered from the record, or 409, before the handler).
       const idemKey = config.idempotency ? request.headers['idempotency-key'] : undefined;
@@ -417,36 +463,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         request.getValidationFunction('body')?.(body);
         const print = fingerprint(request.method, request.routeOptions.url ?? '', request.params, body);
         idempotency.answered(key.keyId, idemKey.replace(/^"(.*)"$/, '$1'), print).then(
-          (answered) => charge(answered),
-          () => charge(false),
+          (answered) => charge(c, request, reply, done, answered),
+          () => charge(c, request, reply, done, false),
         );
         return;
       }
-      charge(false);
-      function charge(keyWindowsOnly: boolean) {
-        let outcome: ReturnType<Limiter['admit']>;
-        try {
-          outcome = limiter.admit({
-            key,
-            operation,
-            units,
-            baseOnly: baseOnly || keyWindowsOnly,
-            live: operation === 'config' && units > 1,
-            source: request.ip,
-            params: (request.params ?? {}) as Record<string, unknown>,
-            body: request.body,
-          });
-          if (!(outcome instanceof Promise)) {
-            afterAdmission(outcome);
-            done();
-            return;
-          }
-        } catch (err) {
-          done(err as Error);
-          return;
-        }
-        outcome.then(afterAdmission).then(() => done(), done);
-      }
+      charge(c, request, reply, done, false);
     };
     // After validation (400s before execution are not stored), right before the handler.
     const idempotent: preHandlerAsyncHookHandler = async (request, reply) => {

@@ -1,4 +1,5 @@
 // API-key authentication (spec: Authentication): key format, cached lookups, origin and scope checks.
+import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import {
   type ApiKeyRecord,
@@ -30,6 +31,12 @@ export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly pending = new Map<string, Promise<ApiKeyRecord | undefined>>();
   private readonly touched = new Map<string, number>();
+  /**
+   * The secret that last verified against each cached record (a new record, every POSITIVE_TTL_MS,
+   * starts without one). Comparing with it in constant time costs a fraction of hashing the presented
+   * secret, which profiles showed to be the largest part of a key check.
+   */
+  private readonly verified = new WeakMap<ApiKeyRecord, Buffer>();
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -62,7 +69,7 @@ export class Authenticator {
   }
 
   private check(record: ApiKeyRecord | undefined, secret: string, origin: string | undefined) {
-    if (!record || !secretMatches(secret, record.secretHash)) {
+    if (!record || !this.secretVerifies(record, secret)) {
       throw new ApiError('invalid_api_key', 'The API key does not verify');
     }
     const now = this.clock.now();
@@ -75,6 +82,15 @@ export class Authenticator {
     }
     this.touch(record.keyId, now);
     return record;
+  }
+
+  private secretVerifies(record: ApiKeyRecord, secret: string): boolean {
+    const presented = Buffer.from(secret);
+    const known = this.verified.get(record);
+    if (known && known.length === presented.length && timingSafeEqual(known, presented)) return true;
+    if (!secretMatches(secret, record.secretHash)) return false;
+    this.verified.set(record, presented);
+    return true;
   }
 
   /** The scope check, separate so that admission can charge the base weight first (metering rule 3). */

@@ -58,11 +58,19 @@ export function Envelope<T extends TSchema>(data: T) {
   return Type.Object({ data, meta: Meta });
 }
 
+// Requests of the same millisecond share one generated_at string (under load, several per millisecond).
+let isoMs = Number.NaN;
+let isoText = '';
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString();
+    isoMs = ms;
+  }
+  return isoText;
+}
+
 export function envelope(requestIdValue: string, nowMs: number, data: unknown, warnings: string[] = []) {
-  return {
-    data,
-    meta: { request_id: requestIdValue, generated_at: new Date(nowMs).toISOString(), warnings },
-  };
+  return { data, meta: { request_id: requestIdValue, generated_at: isoTime(nowMs), warnings } };
 }
 
 /** A page of an indexed list: its rows, the cursor of the next page (null on the last) and the index's reach. */

@@ -124,13 +124,41 @@ function policyMember(p: Policy): string {
   return member;
 }
 
+interface KeyPolicies {
+  units: number;
+  /** When the first of the windows rolls over. */
+  until: number;
+  policies: Policy[];
+}
+
 export class Limiter {
+  /** Per key record (a new one after each key lookup): its windows' checks, see keyPolicies. */
+  private readonly keyWindows = new WeakMap<ApiKeyRecord, KeyPolicies>();
+
   constructor(
     readonly backend: LimiterBackend,
     private readonly clock: Clock,
     /** Prefix of every storage key (lets several deployments share one Redis). */
     private readonly namespace = 'lp',
   ) {}
+
+  /**
+   * The key's own windows as charged checks. They change only when a window rolls over or the cost
+   * changes, so they are built once per second per key and cost, not per request.
+   */
+  private keyPolicies(key: ApiKeyRecord, units: number, now: number): KeyPolicies {
+    const cached = this.keyWindows.get(key);
+    if (cached && cached.units === units && now < cached.until) return cached;
+    const plan = limitsFor(key);
+    const policies: Policy[] = KEY_WINDOWS.map((w) => ({
+      check: this.counter(w.policy, key.keyId, w.window, w.limit(plan), units, now),
+      window: w.window,
+      rate: true,
+    }));
+    const built = { units, until: Math.min(...policies.map((p) => p.check.endMs)), policies };
+    this.keyWindows.set(key, built);
+    return built;
+  }
 
   private counter(
     policy: string,
@@ -178,18 +206,15 @@ export class Limiter {
   admit(input: AdmissionInput): Admission | Promise<Admission> {
     if (this.backend.kind === 'off') return UNLIMITED_ADMISSION;
     const now = this.clock.now();
-    const plan = limitsFor(input.key);
-    const policies: Policy[] = KEY_WINDOWS.map((w) => ({
-      check: this.counter(w.policy, input.key.keyId, w.window, w.limit(plan), input.units, now),
-      window: w.window,
-      rate: true,
-    }));
+    const keyPolicies = this.keyPolicies(input.key, input.units, now);
+    let policies = keyPolicies.policies;
     const slots: SlotCheck[] = [];
     if (!input.baseOnly) {
       for (const c of CEILINGS_BY_OPERATION.get(input.operation) ?? []) {
         if (c.liveConfigOnly && !input.live) continue;
         const subject = subjectOf(c.subject, input);
         if (subject === undefined) continue;
+        if (policies === keyPolicies.policies) policies = [...policies];
         policies.push({
           check: this.counter(c.name, subject, c.window, c.limit, 1, now),
           window: c.window,
@@ -228,7 +253,7 @@ export class Limiter {
     lease: string,
     now: number,
   ): Admission {
-    const headers = this.headers(policies, result.counts, now);
+    const headers = this.headers(policies, result.counts, now, policyHeaderOf(policies));
     if (!result.admitted) {
       const refused = new Set(result.refused);
       for (const policy of refused) telemetry.limiter('refused', policy);
@@ -257,30 +282,40 @@ export class Limiter {
   }
 
   /** RateLimit-Policy, RateLimit and X-RateLimit-* (REFERENCE §6.1), counted in units for key windows. */
-  private headers(policies: Policy[], counts: number[], now: number): Record<string, string> {
-    const states = policies.map((p, i) => {
-      const remaining = Math.max(0, p.check.limit - (counts[i] ?? 0));
-      return { p, remaining, reset: Math.max(0, Math.ceil((p.check.endMs - now) / 1000)) };
-    });
-    const policy = policies.map(policyMember).join(', ');
-    // Most constraining first: the smallest share of its quota left.
-    const byPressure = [...states].sort(
-      (a, b) => a.remaining / a.p.check.limit - b.remaining / b.p.check.limit,
-    );
-    const shown = byPressure.filter((s, i) => i === 0 || s.remaining <= s.p.check.limit * 0.1);
+  private headers(policies: Policy[], counts: number[], now: number, policy: string): Record<string, string> {
+    const remaining = policies.map((p, i) => Math.max(0, p.check.limit - (counts[i] ?? 0)));
+    const reset = (i: number) => Math.max(0, Math.ceil(((policies[i] as Policy).check.endMs - now) / 1000));
+    const share = (i: number) => (remaining[i] as number) / (policies[i] as Policy).check.limit;
+    // Shown: the most constraining policy (the smallest share of its quota left), then any other with at
+    // most 10 % left, most constraining first.
+    const order = policies.map((_, i) => i).sort((a, b) => share(a) - share(b));
+    const shown = order.filter((i, n) => n === 0 || share(i) <= 0.1);
     // X-RateLimit-* describe the minute window, the one clients budget by (RateLimit lists the rest).
-    const minute = (states.find((s) => s.p.rate && s.p.check.policy === 'minute') ??
-      byPressure.find((s) => s.p.rate)) as (typeof states)[number];
+    let minute = policies.findIndex((p) => p.rate && p.check.policy === 'minute');
+    if (minute < 0) minute = order.find((i) => (policies[i] as Policy).rate) as number;
     return {
       'ratelimit-policy': policy,
       ratelimit: shown
-        .map((s) => `${structuredQuote(s.p.check.policy)};r=${s.remaining};t=${s.reset}`)
+        .map(
+          (i) => `${structuredQuote((policies[i] as Policy).check.policy)};r=${remaining[i]};t=${reset(i)}`,
+        )
         .join(', '),
-      'x-ratelimit-limit': String(minute.p.check.limit),
-      'x-ratelimit-remaining': String(minute.remaining),
-      'x-ratelimit-reset': String(minute.reset),
+      'x-ratelimit-limit': String((policies[minute] as Policy).check.limit),
+      'x-ratelimit-remaining': String(remaining[minute]),
+      'x-ratelimit-reset': String(reset(minute)),
     };
   }
+}
+
+/** The RateLimit-Policy value of a list of policies; the key windows' list is the same object per second. */
+const policyHeaders = new WeakMap<Policy[], string>();
+function policyHeaderOf(policies: Policy[]): string {
+  let header = policyHeaders.get(policies);
+  if (header === undefined) {
+    header = policies.map(policyMember).join(', ');
+    policyHeaders.set(policies, header);
+  }
+  return header;
 }
 
 const noop = () => {};
