@@ -246,32 +246,10 @@ const MULTILINE = new Set(['description']);
  */
 export function checkInput(body: unknown, query: unknown): void {
   rejectDuplicateQuery(query);
-  let members = 0;
-  const bad: InvalidParameter[] = [];
-  const walk = (v: unknown, name: string, key: string, depth: number) => {
-    if (typeof v === 'string') {
-      if (UNSAFE.test(v) || (!MULTILINE.has(key) && LINE_BREAK.test(v)))
-        bad.push({
-          name,
-          reason: 'format',
-          detail: `${name} must not contain control characters, ${MULTILINE.has(key) ? '' : 'line breaks, '}bidirectional overrides or lone surrogates`,
-        });
-      return;
-    }
-    if (!v || typeof v !== 'object') return;
-    if (depth > MAX_BODY_DEPTH)
-      throw new ApiError('invalid_request', `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels`);
-    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-    members += entries.length;
-    if (members > MAX_BODY_MEMBERS)
-      throw new ApiError('invalid_request', `The JSON body has more than ${MAX_BODY_MEMBERS} members`);
-    for (const [k, x] of entries) {
-      const child = Array.isArray(v) ? `${name}[${k}]` : name ? `${name}.${k}` : k;
-      walk(x, child, Array.isArray(v) ? key : k, depth + 1);
-    }
-  };
-  walk(body, '', '', 0);
-  walk(query, '', '', 0);
+  const state: WalkState = { members: 0, bad: [] };
+  walkInput(state, body, '', '', 0);
+  walkInput(state, query, '', '', 0);
+  const bad = state.bad;
   if (bad.length > 0)
     throw new ApiError(
       'invalid_parameter',
@@ -285,11 +263,42 @@ export function checkInput(body: unknown, query: unknown): void {
     );
 }
 
+interface WalkState {
+  members: number;
+  bad: InvalidParameter[];
+}
+
+/** checkInput's walk over one value (a module function: no closure per request). */
+function walkInput(state: WalkState, v: unknown, name: string, key: string, depth: number): void {
+  if (typeof v === 'string') {
+    if (UNSAFE.test(v) || (!MULTILINE.has(key) && LINE_BREAK.test(v)))
+      state.bad.push({
+        name,
+        reason: 'format',
+        detail: `${name} must not contain control characters, ${MULTILINE.has(key) ? '' : 'line breaks, '}bidirectional overrides or lone surrogates`,
+      });
+    return;
+  }
+  if (!v || typeof v !== 'object') return;
+  if (depth > MAX_BODY_DEPTH)
+    throw new ApiError('invalid_request', `The JSON body nests deeper than ${MAX_BODY_DEPTH} levels`);
+  const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+  state.members += entries.length;
+  if (state.members > MAX_BODY_MEMBERS)
+    throw new ApiError('invalid_request', `The JSON body has more than ${MAX_BODY_MEMBERS} members`);
+  for (const [k, x] of entries) {
+    const child = Array.isArray(v) ? `${name}[${k}]` : name ? `${name}.${k}` : k;
+    walkInput(state, x, child, Array.isArray(v) ? key : k, depth + 1);
+  }
+}
+
 /** Throws duplicate_parameter when a query parameter was sent more than once. */
 export function rejectDuplicateQuery(query: unknown): void {
   if (!query || typeof query !== 'object') return;
+  let any = false;
+  for (const k in query) if (Array.isArray((query as Record<string, unknown>)[k])) any = true;
+  if (!any) return;
   const dup = Object.entries(query).filter(([, v]) => Array.isArray(v));
-  if (dup.length === 0) return;
   throw new ApiError(
     'duplicate_parameter',
     `Query parameters sent more than once: ${listed(dup.map(([k]) => k))}`,

@@ -14,20 +14,30 @@ const CHECK_TTL_MS = 250;
  * `forget()` drops it (any 5xx answer does, so an outage shows on the next health request).
  */
 function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
-  let last: { at: number; result: Promise<T> } | undefined;
+  let last: { at: number; result: Promise<T>; value?: T } | undefined;
   const run = (request: FastifyRequest): Promise<T> => {
     const now = performance.now();
     if (!last || now - last.at > CHECK_TTL_MS) {
       const result = check(request);
-      last = { at: Number.POSITIVE_INFINITY, result };
+      const entry: NonNullable<typeof last> = { at: Number.POSITIVE_INFINITY, result };
+      last = entry;
       // The TTL starts when the check settles, so a slow ping is not repeated by every waiting request.
-      void result.finally(() => {
-        if (last?.result === result) last.at = performance.now();
-      });
+      void result.then(
+        (value) => {
+          entry.value = value;
+          entry.at = performance.now();
+        },
+        () => {
+          entry.at = performance.now();
+        },
+      );
     }
     return last.result;
   };
-  return Object.assign(run, { forget: () => (last = undefined) });
+  /** The settled result while it is fresh, without a promise (the common case under load). */
+  const fresh = (): T | undefined =>
+    last && performance.now() - last.at <= CHECK_TTL_MS ? last.value : undefined;
+  return Object.assign(run, { fresh, forget: () => (last = undefined) });
 }
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
@@ -119,6 +129,37 @@ export function registerHealthRoutes(
       },
     ),
   );
+  const report = (
+    request: FastifyRequest,
+    database: 'ok' | 'down',
+    limiter: { status: 'ok' | 'down'; kind: string },
+  ) => {
+    const chains = deps.monitor.status();
+    const chainDown = chains.some((c) => c.rpc === 'down') || failing.length > 0;
+    const data = {
+      status:
+        database === 'down' || limiter.status === 'down'
+          ? ('down' as const)
+          : chainDown
+            ? ('degraded' as const)
+            : ('ok' as const),
+      version: VERSION,
+      database: { status: database, kind: deps.database.kind },
+      limiter,
+      deployment,
+      chains,
+    };
+    if (data.status === 'down') {
+      const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
+        .filter(Boolean)
+        .join(' and ');
+      throw new ApiError('temporarily_unavailable', `A required component is down: ${down}`, {
+        headers: { 'retry-after': '1' },
+        health: data,
+      });
+    }
+    return envelope(request.id, deps.clock.now(), data);
+  };
   // Callback-style: it runs after every response of the app, so it must not cost a promise each.
   app.addHook('onResponse', (_request, reply, done) => {
     if (reply.statusCode >= 500) {
@@ -157,41 +198,26 @@ export function registerHealthRoutes(
     // each branch per response; the handler builds exactly the documented shape, so plain JSON.stringify
     // serializes it (measured: health CPU per request, see issue 21's note).
     serializerCompiler: () => (data: unknown) => JSON.stringify(data),
-    handler: async (request) => {
+    handler: (request) => {
       if ((request.query as { probe?: string }).probe === 'live')
         return envelope(request.id, deps.clock.now(), { status: 'alive', version: VERSION });
-      const [database] = await Promise.all([
-        databaseCheck(request),
-        // Until each chain has been probed once (just after start), wait a moment for it, not longer.
-        deps.monitor.probed ||
-          Promise.race([deps.monitor.first, new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref())]),
-      ]);
-      const chains = deps.monitor.status();
-      const limiter = await limiterCheck(request);
-      const chainDown = chains.some((c) => c.rpc === 'down') || failing.length > 0;
-      const report = {
-        status:
-          database === 'down' || limiter.status === 'down'
-            ? ('down' as const)
-            : chainDown
-              ? ('degraded' as const)
-              : ('ok' as const),
-        version: VERSION,
-        database: { status: database, kind: deps.database.kind },
-        limiter,
-        deployment,
-        chains,
-      };
-      if (report.status === 'down') {
-        const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
-          .filter(Boolean)
-          .join(' and ');
-        throw new ApiError('temporarily_unavailable', `A required component is down: ${down}`, {
-          headers: { 'retry-after': '1' },
-          health: report,
-        });
-      }
-      return envelope(request.id, deps.clock.now(), report);
+      // Under load the checks are fresh and the chains probed: the report is built without a promise.
+      const database = databaseCheck.fresh();
+      const limiter = limiterCheck.fresh();
+      if (database !== undefined && limiter !== undefined && deps.monitor.probed)
+        return report(request, database, limiter);
+      return (async () => {
+        const [database] = await Promise.all([
+          databaseCheck(request),
+          // Until each chain has been probed once (just after start), wait a moment for it, not longer.
+          deps.monitor.probed ||
+            Promise.race([
+              deps.monitor.first,
+              new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref()),
+            ]),
+        ]);
+        return report(request, database, await limiterCheck(request));
+      })();
     },
   });
 }

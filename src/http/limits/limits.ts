@@ -129,6 +129,7 @@ interface KeyPolicies {
   /** When the first of the windows rolls over. */
   until: number;
   policies: Policy[];
+  checks: CounterCheck[];
 }
 
 export class Limiter {
@@ -155,7 +156,8 @@ export class Limiter {
       window: w.window,
       rate: true,
     }));
-    const built = { units, until: Math.min(...policies.map((p) => p.check.endMs)), policies };
+    const checks = policies.map((p) => p.check);
+    const built = { units, until: Math.min(...checks.map((c) => c.endMs)), policies, checks };
     this.keyWindows.set(key, built);
     return built;
   }
@@ -228,7 +230,7 @@ export class Limiter {
       }
     }
     const lease = slots.length > 0 ? randomUUID() : '';
-    const checks = policies.map((p) => p.check);
+    const checks = policies === keyPolicies.policies ? keyPolicies.checks : policies.map((p) => p.check);
     let result: AdmitResult | Promise<AdmitResult>;
     try {
       result = this.backend.admit(checks, slots, lease, now);
@@ -283,26 +285,38 @@ export class Limiter {
 
   /** RateLimit-Policy, RateLimit and X-RateLimit-* (REFERENCE §6.1), counted in units for key windows. */
   private headers(policies: Policy[], counts: number[], now: number, policy: string): Record<string, string> {
-    const remaining = policies.map((p, i) => Math.max(0, p.check.limit - (counts[i] ?? 0)));
-    const reset = (i: number) => Math.max(0, Math.ceil(((policies[i] as Policy).check.endMs - now) / 1000));
-    const share = (i: number) => (remaining[i] as number) / (policies[i] as Policy).check.limit;
+    // Per policy: units left, seconds to reset, share of the quota left. Plain loops: this runs for
+    // every keyed request.
+    const n = policies.length;
+    const remaining: number[] = new Array(n);
+    const reset: number[] = new Array(n);
+    const share: number[] = new Array(n);
+    let minute = -1;
+    for (let i = 0; i < n; i++) {
+      const p = policies[i] as Policy;
+      remaining[i] = Math.max(0, p.check.limit - (counts[i] ?? 0));
+      reset[i] = Math.max(0, Math.ceil((p.check.endMs - now) / 1000));
+      share[i] = (remaining[i] as number) / p.check.limit;
+      if (minute < 0 && p.rate && p.check.policy === 'minute') minute = i;
+    }
     // Shown: the most constraining policy (the smallest share of its quota left), then any other with at
     // most 10 % left, most constraining first.
-    const order = policies.map((_, i) => i).sort((a, b) => share(a) - share(b));
-    const shown = order.filter((i, n) => n === 0 || share(i) <= 0.1);
+    const order = [...policies.keys()].sort((a, b) => (share[a] as number) - (share[b] as number));
+    let ratelimit = '';
+    for (let k = 0; k < n; k++) {
+      const i = order[k] as number;
+      if (k > 0 && (share[i] as number) > 0.1) continue;
+      const member = `${structuredQuote((policies[i] as Policy).check.policy)};r=${remaining[i]};t=${reset[i]}`;
+      ratelimit = ratelimit ? `${ratelimit}, ${member}` : member;
+    }
     // X-RateLimit-* describe the minute window, the one clients budget by (RateLimit lists the rest).
-    let minute = policies.findIndex((p) => p.rate && p.check.policy === 'minute');
     if (minute < 0) minute = order.find((i) => (policies[i] as Policy).rate) as number;
     return {
       'ratelimit-policy': policy,
-      ratelimit: shown
-        .map(
-          (i) => `${structuredQuote((policies[i] as Policy).check.policy)};r=${remaining[i]};t=${reset(i)}`,
-        )
-        .join(', '),
+      ratelimit,
       'x-ratelimit-limit': String((policies[minute] as Policy).check.limit),
       'x-ratelimit-remaining': String(remaining[minute]),
-      'x-ratelimit-reset': String(reset(minute)),
+      'x-ratelimit-reset': String(reset[minute]),
     };
   }
 }
