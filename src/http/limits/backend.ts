@@ -47,6 +47,8 @@ export function overLimit(count: number, cost: number, limit: number): boolean {
   return count + cost > limit && !(count === 0 && cost > limit);
 }
 
+const NONE: string[] = [];
+
 /** One process's limits: exact and atomic because JavaScript runs admissions one at a time. */
 export class MemoryBackend implements LimiterBackend {
   readonly kind = 'memory' as const;
@@ -56,26 +58,32 @@ export class MemoryBackend implements LimiterBackend {
 
   admit(counters: CounterCheck[], slots: SlotCheck[], lease: string, nowMs: number): AdmitResult {
     if (--this.sweepIn <= 0) this.sweep(nowMs);
-    const refused: string[] = [];
-    const current = counters.map((c) => {
+    let refused: string[] | undefined;
+    const counts: number[] = new Array(counters.length);
+    for (let i = 0; i < counters.length; i++) {
+      const c = counters[i] as CounterCheck;
       const entry = this.counters.get(c.key);
       const count = entry && entry.endMs > nowMs ? entry.count : 0;
-      if (overLimit(count, c.cost, c.limit)) refused.push(c.policy);
-      return count;
-    });
-    for (const s of slots) if ((this.slots.get(s.key)?.size ?? 0) >= s.limit) refused.push(s.policy);
-    if (refused.length > 0) return { admitted: false, counts: current, refused };
-    const counts = counters.map((c, i) => {
-      const count = (current[i] as number) + c.cost;
-      this.counters.set(c.key, { count, endMs: c.endMs });
-      return count;
-    });
+      if (overLimit(count, c.cost, c.limit)) (refused ??= []).push(c.policy);
+      counts[i] = count;
+    }
+    for (const s of slots) if ((this.slots.get(s.key)?.size ?? 0) >= s.limit) (refused ??= []).push(s.policy);
+    if (refused) return { admitted: false, counts, refused };
+    for (let i = 0; i < counters.length; i++) {
+      const c = counters[i] as CounterCheck;
+      const count = (counts[i] as number) + c.cost;
+      counts[i] = count;
+      // A live window's entry is updated in place; a new or ended one is replaced.
+      const entry = this.counters.get(c.key);
+      if (entry && entry.endMs === c.endMs) entry.count = count;
+      else this.counters.set(c.key, { count, endMs: c.endMs });
+    }
     for (const s of slots) {
       let set = this.slots.get(s.key);
       if (!set) this.slots.set(s.key, (set = new Set()));
       set.add(lease);
     }
-    return { admitted: true, counts, refused };
+    return { admitted: true, counts, refused: NONE };
   }
 
   release(slots: SlotCheck[], lease: string): void {

@@ -285,40 +285,55 @@ export class Limiter {
 
   /** RateLimit-Policy, RateLimit and X-RateLimit-* (REFERENCE §6.1), counted in units for key windows. */
   private headers(policies: Policy[], counts: number[], now: number, policy: string): Record<string, string> {
-    // Per policy: units left, seconds to reset, share of the quota left. Plain loops: this runs for
-    // every keyed request.
-    const n = policies.length;
-    const remaining: number[] = new Array(n);
-    const reset: number[] = new Array(n);
-    const share: number[] = new Array(n);
+    // Shown: the most constraining policy (the smallest share of its quota left), then any other with at
+    // most 10 % left, most constraining first. Usually only the first: no sort per request.
+    let first = 0;
     let minute = -1;
-    for (let i = 0; i < n; i++) {
+    let low: number[] | undefined;
+    for (let i = 0; i < policies.length; i++) {
+      const share = shareLeft(policies, counts, i);
+      if (share < shareLeft(policies, counts, first)) first = i;
+      if (share <= 0.1) (low ??= []).push(i);
       const p = policies[i] as Policy;
-      remaining[i] = Math.max(0, p.check.limit - (counts[i] ?? 0));
-      reset[i] = Math.max(0, Math.ceil((p.check.endMs - now) / 1000));
-      share[i] = (remaining[i] as number) / p.check.limit;
       if (minute < 0 && p.rate && p.check.policy === 'minute') minute = i;
     }
-    // Shown: the most constraining policy (the smallest share of its quota left), then any other with at
-    // most 10 % left, most constraining first.
-    const order = [...policies.keys()].sort((a, b) => (share[a] as number) - (share[b] as number));
+    const shown = low
+      ? [
+          first,
+          ...low
+            .filter((i) => i !== first)
+            .sort((a, b) => shareLeft(policies, counts, a) - shareLeft(policies, counts, b)),
+        ]
+      : [first];
+    // X-RateLimit-* describe the minute window, the one clients budget by (RateLimit lists the rest).
+    if (minute < 0)
+      minute = [...policies.keys()]
+        .filter((i) => (policies[i] as Policy).rate)
+        .sort((a, b) => shareLeft(policies, counts, a) - shareLeft(policies, counts, b))[0] as number;
     let ratelimit = '';
-    for (let k = 0; k < n; k++) {
-      const i = order[k] as number;
-      if (k > 0 && (share[i] as number) > 0.1) continue;
-      const member = `${structuredQuote((policies[i] as Policy).check.policy)};r=${remaining[i]};t=${reset[i]}`;
+    for (const i of shown) {
+      const member = `${structuredQuote((policies[i] as Policy).check.policy)};r=${left(policies, counts, i)};t=${resetIn(policies, i, now)}`;
       ratelimit = ratelimit ? `${ratelimit}, ${member}` : member;
     }
-    // X-RateLimit-* describe the minute window, the one clients budget by (RateLimit lists the rest).
-    if (minute < 0) minute = order.find((i) => (policies[i] as Policy).rate) as number;
     return {
       'ratelimit-policy': policy,
       ratelimit,
       'x-ratelimit-limit': String((policies[minute] as Policy).check.limit),
-      'x-ratelimit-remaining': String(remaining[minute]),
-      'x-ratelimit-reset': String(reset[minute]),
+      'x-ratelimit-remaining': String(left(policies, counts, minute)),
+      'x-ratelimit-reset': String(resetIn(policies, minute, now)),
     };
   }
+}
+
+// The headers' figures, as module functions (no closures per request on this path).
+function left(policies: Policy[], counts: number[], i: number): number {
+  return Math.max(0, (policies[i] as Policy).check.limit - (counts[i] ?? 0));
+}
+function shareLeft(policies: Policy[], counts: number[], i: number): number {
+  return left(policies, counts, i) / (policies[i] as Policy).check.limit;
+}
+function resetIn(policies: Policy[], i: number, now: number): number {
+  return Math.max(0, Math.ceil(((policies[i] as Policy).check.endMs - now) / 1000));
 }
 
 /** The RateLimit-Policy value of a list of policies; the key windows' list is the same object per second. */
