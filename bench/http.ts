@@ -13,6 +13,7 @@ import {
   ROUNDS,
   startServer,
   target,
+  warmUp,
 } from './support.ts';
 
 export async function benchHttp() {
@@ -30,14 +31,18 @@ export async function benchHttp() {
   const hello = await startServer(['bin/run-ts.js', 'bench/helloServer.ts']);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);
   const rounds: { ceiling: Load; health: Load; config: Load }[] = [];
+  const configUrl = `${gateway.url}/v1/config?chain_id=8453&include=chains`;
   try {
+    await warmUp(`${hello.url}/hello`);
+    await warmUp(`${gateway.url}/v1/health`);
+    await warmUp(configUrl, { 'x-api-key': key });
     for (let i = 0; i < ROUNDS; i++) {
       rounds.push({
         ceiling: await load('bare fastify hello (ceiling)', `${hello.url}/hello`, {}, hello),
         health: await load('GET /v1/health', `${gateway.url}/v1/health`, {}, gateway),
         config: await load(
           'GET /v1/config?chain_id=8453&include=chains (keyed)',
-          `${gateway.url}/v1/config?chain_id=8453&include=chains`,
+          configUrl,
           { 'x-api-key': key },
           gateway,
         ),

@@ -83,6 +83,14 @@ function cpuTimeUs(pid: number): number {
 }
 const CLOCK_TICKS = 100;
 
+/**
+ * Loads a URL until the server's JIT has settled. Measured on the gateway: CPU per request falls from
+ * about 180 to about 55 µs over the first 4 s of load at 50 connections, so 1 s is not enough.
+ */
+export async function warmUp(url: string, headers: Record<string, string> = {}, seconds = 6): Promise<void> {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
+}
+
 export async function load(
   name: string,
   url: string,

@@ -1,5 +1,6 @@
 // Builds the fastify app from its dependencies (no globals): transport, auth, problems, routes.
 import swagger from '@fastify/swagger';
+import type { Logger } from 'pino';
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -222,6 +223,9 @@ function chargedAs(operation: Operation, body: unknown): Operation {
 class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    // Below info (LOG_LEVEL=warn) a served request writes nothing: build nothing either.
+    const log = request.server.log as Partial<Pick<Logger, 'isLevelEnabled'>>;
+    if (!error && !log.isLevelEnabled?.('info')) return;
     const line = {
       method: request.method,
       url: request.url,
@@ -404,6 +408,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       admission: Admission,
     ) => {
       request.admission = admission;
+      // Slots are freed when the response is done (onResponse), or when the client goes away first.
+      if (admission.holdsSlots) request.raw.once('close', admission.release);
       reply.headers(admission.headers);
       Authenticator.requireScope(c.key, scope);
       if (c.oversized) {
@@ -483,7 +489,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
     route.preValidation = [admit, checkQuery, ...ownPreValidation];
   });
-  // Concurrency slots are freed when the response is done, or when the client goes away first.
+  // Concurrency slots are freed when the response is done (and on the request's close, see admit).
   app.addHook('onResponse', (request, _reply, done) => {
     request.admission?.release();
     done();
@@ -504,10 +510,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     idempotency
       .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
       .then(() => done(null, payload), done);
-  });
-  app.addHook('onRequestAbort', (request, done) => {
-    request.admission?.release();
-    done();
   });
 
   await app.register(swagger, openapiOptions(settings));

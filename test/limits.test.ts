@@ -217,6 +217,38 @@ describe('concurrency caps', () => {
       await slow.close();
     }
   });
+  it('frees a slot when the client goes away before the answer', async () => {
+    const held: (() => void)[] = [];
+    const config: RouteConfig = { operation: 'holder_snapshot', scope: 'tokens:read' };
+    const slow = await startGateway({}, (app) =>
+      app.get('/v1/test/holders', { config }, async () => {
+        await new Promise<void>((r) => held.push(r));
+        return { data: [], meta: {} };
+      }),
+    );
+    try {
+      const key = await slow.createKey();
+      const gone = new AbortController();
+      const first = fetch(`${slow.origin}/v1/test/holders`, {
+        headers: { 'x-api-key': key },
+        signal: gone.signal,
+      }).catch(() => 'aborted');
+      const second = call(slow, '/v1/test/holders', { key });
+      await expect.poll(() => held.length).toBe(2);
+      expectProblem(await call(slow, '/v1/test/holders', { key }), 429, 'quota_exceeded');
+      // The first client leaves while its handler is still running: its slot is free at once.
+      gone.abort();
+      expect(await first).toBe('aborted');
+      const third = call(slow, '/v1/test/holders', { key });
+      await expect.poll(() => held.length).toBe(3);
+      for (const release of held.splice(0)) release();
+      expect((await second).status).toBe(200);
+      expect((await third).status).toBe(200);
+    } finally {
+      for (const release of held.splice(0)) release();
+      await slow.close();
+    }
+  });
 });
 
 describe('ceilings', () => {

@@ -55,6 +55,8 @@ export interface AdmissionInput {
 
 export interface Admission {
   headers: Record<string, string>;
+  /** Whether the request holds concurrency slots (then `release` must run when it ends). */
+  holdsSlots: boolean;
   /** Frees the request's concurrency slots; safe to call more than once. */
   release(): void;
 }
@@ -271,10 +273,11 @@ export class Limiter {
       );
     }
     telemetry.limiter('admitted', 'all');
-    if (slots.length === 0) return { headers, release: noop };
+    if (slots.length === 0) return { headers, holdsSlots: false, release: noop };
     let released = false;
     return {
       headers,
+      holdsSlots: true,
       release: () => {
         if (released) return;
         released = true;
@@ -348,7 +351,7 @@ function policyHeaderOf(policies: Policy[]): string {
 }
 
 const noop = () => {};
-const UNLIMITED_ADMISSION: Admission = { headers: {}, release: noop };
+const UNLIMITED_ADMISSION: Admission = { headers: {}, holdsSlots: false, release: noop };
 
 /** A limiter that cannot answer never admits silently. */
 function unavailable() {
