@@ -85,6 +85,8 @@ describe('decodeLog', () => {
     expect(decodeLog(swap, { topics, data }).args.tick).toBe(0);
     expect(() => decodeLog(swap, { topics, data: data.slice(0, -2) as Hex })).toThrow(/shorter/);
     expect(() => decodeLog(swap, { topics: [topics[0]], data })).toThrow(/topics/);
-    expect(() => decodeLog(swap, { topics, data: `0x${'zz'.repeat(32 * 6)}` })).toThrow(/word/);
+    expect(() => decodeLog(swap, { topics, data: `0x${'zz'.repeat(32 * 6)}` })).toThrow();
+    const id = `0x${'zz'.repeat(32)}` as Hex;
+    expect(() => decodeLog(swap, { topics: [topics[0], id, topics[2] as Hex], data })).toThrow(/word/);
   });
 });

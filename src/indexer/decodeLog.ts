@@ -39,11 +39,15 @@ export function checksum(address: string): Hex {
   return out;
 }
 
+/** One word's value; throws on a word that is not hex (BigInt and getAddress check it; bytesN here). */
 function word(param: AbiParameter, hex: string): unknown {
   const type = param.type;
   if (type === 'address') return checksum(`0x${hex.slice(24)}`);
   if (type === 'bool') return BigInt(`0x${hex}`) !== 0n;
-  if (type.startsWith('bytes')) return `0x${hex.slice(0, 2 * Number(type.slice(5)))}`;
+  if (type.startsWith('bytes')) {
+    if (!WORD.test(hex)) throw new Error(`${param.name} is not a 32-byte word`);
+    return `0x${hex.slice(0, 2 * Number(type.slice(5)))}`;
+  }
   const signed = type.startsWith('int');
   const bits = Number(type.slice(signed ? 3 : 4) || 256);
   let value = BigInt(`0x${hex}`);
@@ -71,7 +75,7 @@ export function decodeLog(event: AbiEvent, log: RawLog): DecodedEvent {
   let at = 2;
   for (const input of event.inputs) {
     const hex = input.indexed ? (log.topics[topic++] as Hex).slice(2) : log.data.slice(at, (at += 64));
-    if (!WORD.test(hex)) throw new Error(`${event.name}: ${input.name} is not a 32-byte word`);
+    if (hex.length !== 64) throw new Error(`${event.name}: ${input.name} is not a 32-byte word`);
     args[input.name as string] = word(input, hex);
   }
   return { eventName: event.name, args };

@@ -71,6 +71,13 @@ function eventByTopic(abi: Abi): Map<Hex, AbiEvent> {
   }
   return map;
 }
+/** Factory events that change a token's creator or fee recipient. */
+const RIGHTS_EVENTS = new Set([
+  'CreatorRightsTransferred',
+  'CreatorFeeRecipientUpdated',
+  'CreatorRightsReassigned',
+]);
+const abs = (x: bigint) => (x < 0n ? -x : x);
 /** The token fields that change after a launch, kept as rows of token_updates (`extra:<key>` too). */
 const FIELDS = ['name', 'symbol', 'metadata_uri', 'current_creator', 'fee_recipient'] as const;
 const RIGHTS_VIEW = (A.LaunchFactoryAbi as Abi).filter(
@@ -500,6 +507,7 @@ export class ChainIndexer {
     // Changes to token fields after launch, in log order.
     const updates = [
       ...tokenEvents.flatMap(({ log, event, strings }) => {
+        if (event.eventName === 'Transfer') return []; // most token logs; the rest change a field
         const at = { ...position(log), token: checksum(log.address) };
         const row = (field: string, t: ChainText) => [{ ...at, field, value: t.text, raw_hex: t.raw }];
         const none = { text: '', raw: null };
@@ -517,6 +525,7 @@ export class ChainIndexer {
         return [];
       }),
       ...decoded.flatMap(({ log, event }) => {
+        if (!RIGHTS_EVENTS.has(event.eventName)) return [];
         const a = event.args as unknown as {
           token: Address;
           newCreator?: Address;
@@ -686,7 +695,6 @@ export class ChainIndexer {
         const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
         const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
         const fee = t?.totalFeeAmount ?? 0n;
-        const abs = (x: bigint) => (x < 0n ? -x : x);
         // Swap amounts exclude the hook fee: a buy's input is the pool's quote plus the fee; a sell's
         // output is the pool's quote minus it.
         const buy = tokenDelta > 0n;
