@@ -1,6 +1,6 @@
 // Limits benchmark: the cost of one admission (µs/op) in the in-process and Redis backends, and
 // requests/s of the cheapest keyed route with each backend against the same route with LIMITS=off.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../src/clock.ts';
@@ -9,7 +9,16 @@ import { Limiter } from '../src/http/limits/limits.ts';
 import { RedisBackend } from '../src/http/limits/redis.ts';
 import type { ApiKeyRecord } from '../src/store/apiKeys.ts';
 import { startRedis } from '../test/support/redis.ts';
-import { createBenchKey, type Load, load, median, printLoads, ROUNDS, startServer } from './support.ts';
+import {
+  createBenchKey,
+  type Load,
+  load,
+  median,
+  printLoads,
+  ROUNDS,
+  type Server,
+  startServer,
+} from './support.ts';
 
 const KEY: ApiKeyRecord = {
   keyId: 'b0b0b0b0',
@@ -56,16 +65,25 @@ export async function benchLimits() {
     console.log(`| Redis (Lua, loopback) | ${redisUs.toFixed(1)} |`);
 
     const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
-    const base = { LAUNCHPAD_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', DEVNET: 'off' };
-    const key = createBenchKey(base, dataDir);
-    const servers = {
-      off: await startServer(['bin/launchpad.js', 'start'], { ...base, LIMITS: 'off' }),
-      memory: await startServer(['bin/launchpad.js', 'start'], base),
-      redis: await startServer(['bin/launchpad.js', 'start'], { ...base, REDIS_URL: redis.url }),
-    };
+    const base = { PORT: '0', LOG_LEVEL: 'warn', DEVNET: 'off', IPFS_NETWORK: 'off' };
+    const key = createBenchKey({ ...base, LAUNCHPAD_DATA_DIR: dataDir }, dataDir);
+    // One gateway per data dir: each gets its own copy, holding the same key.
+    const variants = { off: { LIMITS: 'off' }, memory: {}, redis: { REDIS_URL: redis.url } };
+    const dirs: string[] = [dataDir];
+    const servers = {} as Record<'off' | 'memory' | 'redis', Server>;
     const path = '/v1/config?chain_id=8453&include=chains';
     const rounds: Record<'off' | 'memory' | 'redis', Load>[] = [];
     try {
+      for (const [name, env] of Object.entries(variants) as ['off' | 'memory' | 'redis', object][]) {
+        const dir = `${dataDir}-${name}`;
+        cpSync(dataDir, dir, { recursive: true });
+        dirs.push(dir);
+        servers[name] = await startServer(['bin/launchpad.js', 'start'], {
+          ...base,
+          ...env,
+          LAUNCHPAD_DATA_DIR: dir,
+        });
+      }
       for (let i = 0; i < ROUNDS; i++) {
         const round = {} as Record<'off' | 'memory' | 'redis', Load>;
         for (const name of ['off', 'memory', 'redis'] as const) {
@@ -80,7 +98,7 @@ export async function benchLimits() {
       }
     } finally {
       for (const s of Object.values(servers)) await s.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
     rounds.forEach((r, i) => printLoads(`Limits, round ${i + 1}`, [r.off, r.memory, r.redis], r.off));
     const mem = median(rounds.map((r) => r.memory.rps / r.off.rps));
