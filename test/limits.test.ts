@@ -184,16 +184,22 @@ describe('plan windows', () => {
   });
 });
 
+/** A gateway with a holder-snapshot route whose answers wait until the test releases them. */
+async function holdingGateway() {
+  const held: (() => void)[] = [];
+  const config: RouteConfig = { operation: 'holder_snapshot', scope: 'tokens:read' };
+  const slow = await startGateway({}, (app) =>
+    app.get('/v1/test/holders', { config }, async () => {
+      await new Promise<void>((r) => held.push(r));
+      return { data: [], meta: {} };
+    }),
+  );
+  return { slow, held };
+}
+
 describe('concurrency caps', () => {
   it('holds at most 2 holder snapshots in flight per key, and frees a slot when one finishes', async () => {
-    const held: (() => void)[] = [];
-    const config: RouteConfig = { operation: 'holder_snapshot', scope: 'tokens:read' };
-    const slow = await startGateway({}, (app) =>
-      app.get('/v1/test/holders', { config }, async () => {
-        await new Promise<void>((r) => held.push(r));
-        return { data: [], meta: {} };
-      }),
-    );
+    const { slow, held } = await holdingGateway();
     try {
       const [a, b] = [await slow.createKey(), await slow.createKey()];
       const first = call(slow, '/v1/test/holders', { key: a });
@@ -218,14 +224,7 @@ describe('concurrency caps', () => {
     }
   });
   it('frees a slot when the client goes away before the answer', async () => {
-    const held: (() => void)[] = [];
-    const config: RouteConfig = { operation: 'holder_snapshot', scope: 'tokens:read' };
-    const slow = await startGateway({}, (app) =>
-      app.get('/v1/test/holders', { config }, async () => {
-        await new Promise<void>((r) => held.push(r));
-        return { data: [], meta: {} };
-      }),
-    );
+    const { slow, held } = await holdingGateway();
     try {
       const key = await slow.createKey();
       const gone = new AbortController();
