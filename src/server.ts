@@ -8,6 +8,8 @@ import Fastify, {
   type FastifyRequest,
   LogController,
   type onRequestHookHandler,
+  type onResponseHookHandler,
+  type onSendHookHandler,
   type preHandlerAsyncHookHandler,
   type preValidationHookHandler,
 } from 'fastify';
@@ -362,6 +364,28 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     done();
   });
 
+  // Concurrency slots are freed when the response is done (and on the request's close, see admit).
+  // Keyed routes only: the others hold no admission.
+  const releaseSlots: onResponseHookHandler = (request, _reply, done) => {
+    request.admission?.release();
+    done();
+  };
+  // Once a request has taken its idempotency record, its response (errors included) is stored before
+  // it is sent, so a retry that arrives after the response replays it exactly. Idempotent routes only.
+  const storeAnswer: onSendHookHandler = (request, reply, payload, done) => {
+    const state = request.idempotency;
+    if (!state) {
+      done(null, payload);
+      return;
+    }
+    request.idempotency = null;
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    const contentType = String(reply.getHeader('content-type') ?? 'application/json');
+    idempotency
+      .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
+      .then(() => done(null, payload), done);
+  };
   // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4); admit in
   // preValidation, once the body names the wallet or creator a ceiling counts, and before validation
   // (rule 5: a request that fails validation still costs its weight).
@@ -484,34 +508,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         (await beginIdempotent(idempotency, request, reply, key.keyId, request.idempotencyKey)) ?? null;
       if (reply.sent) return reply; // replayed
     };
-    if (config.idempotency)
+    if (config.idempotency) {
       route.preHandler = [idempotent, ...(route.preHandler ? [route.preHandler].flat() : [])];
+      route.onSend = [...(route.onSend ? [route.onSend].flat() : []), storeAnswer];
+    }
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
+    route.onResponse = [...(route.onResponse ? [route.onResponse].flat() : []), releaseSlots];
     route.preValidation = [admit, checkQuery, ...ownPreValidation];
   });
-  // Concurrency slots are freed when the response is done (and on the request's close, see admit).
-  app.addHook('onResponse', (request, _reply, done) => {
-    request.admission?.release();
-    done();
-  });
-  // Once a request has taken its idempotency record, its response (errors included) is stored before
-  // it is sent, so a retry that arrives after the response replays it exactly.
-  // Callback-style: every response passes here, and most have nothing to store.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const state = request.idempotency;
-    if (!state) {
-      done(null, payload);
-      return;
-    }
-    request.idempotency = null;
-    const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    const contentType = String(reply.getHeader('content-type') ?? 'application/json');
-    idempotency
-      .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
-      .then(() => done(null, payload), done);
-  });
-
   await app.register(swagger, openapiOptions(settings));
 
   // Browser preflight: no key, no units; it only confirms transport (spec: Authentication 5).
