@@ -139,7 +139,8 @@ export function createBenchKey(env: Record<string, string>, dataDir: string): st
       { env: { ...process.env, ...env } },
     ).toString(),
   ).key as string;
-  const lifted = JSON.stringify({ burstPerSecond: 1e12, unitsPerMinute: 1e12, daily: 1e12, monthly: 1e12 });
+  // 1e9, not more: still far beyond any run, and within the small integers production limits are.
+  const lifted = JSON.stringify({ burstPerSecond: 1e9, unitsPerMinute: 1e9, daily: 1e9, monthly: 1e9 });
   const db = new Sqlite(join(dataDir, 'launchpad.sqlite'));
   db.prepare('update api_keys set overrides = ? where key_id = ?').run(lifted, key.split('_')[2]);
   db.close();

@@ -26,6 +26,23 @@ describe('GET /v1/health', () => {
         [5042, 'not_configured'],
       ]);
       expect(r.json.meta.request_id).toBe(r.headers.get('x-request-id'));
+      expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Date.parse(r.json.meta.generated_at)).toBeGreaterThan(Date.now() - 60_000);
+      expect(r.json.meta.warnings).toEqual([]);
+      // The report is built once per state and reused: each answer still carries its own request id.
+      const ids = await Promise.all(
+        ['caller-id.0001', 'caller-id.0002', undefined].map(async (id) => {
+          const s = await call(gw, '/v1/health', id ? { headers: { 'x-request-id': id } } : {});
+          expect(s.json.data).toEqual(r.json.data);
+          return [s.json.meta.request_id, s.headers.get('x-request-id')];
+        }),
+      );
+      expect(ids.slice(0, 2)).toEqual([
+        ['caller-id.0001', 'caller-id.0001'],
+        ['caller-id.0002', 'caller-id.0002'],
+      ]);
+      expect(ids[2]?.[0]).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+      expect(ids[2]?.[0]).toBe(ids[2]?.[1]);
     } finally {
       await gw.close();
     }

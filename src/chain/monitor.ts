@@ -25,6 +25,8 @@ export class ChainMonitor {
   readonly first: Promise<void>;
   /** Whether `first` has resolved (so health need not wait for it). */
   probed = false;
+  /** Counts the probes that have finished: a status read after the same count (and millisecond) is the same. */
+  probes = 0;
 
   constructor(
     private readonly chains: ChainClients,
@@ -97,11 +99,11 @@ export class ChainMonitor {
     s.head_block = head === null ? s.head_block : head.toString();
     s.last_error = errors[0] ?? null;
     s.checked_at = new Date(now).toISOString();
+    this.probes++;
   }
 
   /** Every chain's last known status. */
-  status(): ChainStatus[] {
-    const now = Date.now();
+  status(now = Date.now()): ChainStatus[] {
     return [...this.state.values()].map(({ headSeenAt, ...s }) => ({
       ...s,
       head_age_ms: headSeenAt === null ? null : now - headSeenAt,

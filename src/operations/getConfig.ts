@@ -19,8 +19,16 @@ export interface ConfigDeps {
 /** The query of GET /v1/config (defaults applied). */
 export type GetConfigInput = Omit<LiveQuery, 'sections'> & { include: string };
 
-/** The configuration of one chain: static chain facts, and its suites and quotes read live when asked. */
-export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
+export interface ConfigResult {
+  config: Record<string, unknown>;
+  warnings: string[];
+}
+
+/**
+ * The configuration of one chain: static chain facts, and its suites and quotes read live when asked.
+ * Without a live section it answers synchronously (no promise on the cheapest keyed route).
+ */
+export function getConfig(deps: ConfigDeps, q: GetConfigInput): ConfigResult | Promise<ConfigResult> {
   const sections = new Set(q.include.split(',') as ConfigSection[]);
   const failing = (deps.deploymentChecks ?? [])
     .filter((c) => c.chain_id === q.chain_id && !c.ok)
@@ -30,8 +38,7 @@ export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
     const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
     return { config: { chain, supported_chain_ids }, warnings: failing };
   }
-  const live = await liveConfiguration(deps.chains, deps.deployments, { ...q, sections });
-  return {
+  return liveConfiguration(deps.chains, deps.deployments, { ...q, sections }).then((live) => ({
     config: {
       chain: live.chain,
       supported_chain_ids,
@@ -40,5 +47,5 @@ export async function getConfig(deps: ConfigDeps, q: GetConfigInput) {
       as_of_block: live.as_of_block,
     },
     warnings: [...live.warnings, ...failing],
-  };
+  }));
 }

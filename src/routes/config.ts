@@ -5,7 +5,13 @@ import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
 import { ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
-import { CONFIG_SECTIONS, type ConfigDeps, getConfig, type GetConfigInput } from '../operations/getConfig.ts';
+import {
+  CONFIG_SECTIONS,
+  type ConfigDeps,
+  type ConfigResult,
+  getConfig,
+  type GetConfigInput,
+} from '../operations/getConfig.ts';
 import { routeBase } from './catalog.ts';
 
 export const ConfigQuery = Type.Object(
@@ -183,14 +189,19 @@ const ConfigData = Type.Object({
   as_of_block: Type.Optional(Uint),
 });
 
+function answer(id: string, clock: Clock, { config, warnings }: ConfigResult) {
+  return envelope(id, clock.now(), config, warnings);
+}
+
 export function registerConfigRoutes(app: FastifyInstance, deps: ConfigDeps & { clock: Clock }) {
   const base = routeBase('config');
   app.route({
     ...base,
     schema: { ...base.schema, querystring: ConfigQuery, response: { 200: Envelope(ConfigData) } },
-    handler: async (request) => {
-      const { config, warnings } = await getConfig(deps, request.query as GetConfigInput);
-      return envelope(request.id, deps.clock.now(), config, warnings);
+    handler: (request) => {
+      const result = getConfig(deps, request.query as GetConfigInput);
+      if (result instanceof Promise) return result.then((r) => answer(request.id, deps.clock, r));
+      return answer(request.id, deps.clock, result);
     },
   });
 }

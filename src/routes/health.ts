@@ -1,7 +1,7 @@
 // GET /v1/health: no key, no units. Database and limiter are required (503 when down); a chain whose
 // RPC is down makes the service "degraded" but it still serves the other chains.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChainMonitor } from '../chain/monitor.ts';
 
 /** Right after start, how long health waits for the first chain probes before answering without them. */
@@ -40,7 +40,7 @@ function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
   return Object.assign(run, { fresh, forget: () => (last = undefined) });
 }
 import type { Clock } from '../clock.ts';
-import { Envelope, envelope } from '../http/envelope.ts';
+import { Envelope, envelope, isoTime } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Limiter } from '../http/limits/limits.ts';
@@ -129,36 +129,52 @@ export function registerHealthRoutes(
       },
     ),
   );
+  // The report's data changes with the checks, a finished probe, or the millisecond (head ages): under
+  // load many requests share one state, so its JSON is built once per state and reused.
+  let last = { ms: -1, probes: -1, database: '', limiter: undefined as unknown, json: '' };
   const report = (
     request: FastifyRequest,
+    reply: FastifyReply,
     database: 'ok' | 'down',
     limiter: { status: 'ok' | 'down'; kind: string },
   ) => {
-    const chains = deps.monitor.status();
+    const now = deps.clock.now();
+    if (database === 'down' || limiter.status === 'down') {
+      const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
+        .filter(Boolean)
+        .join(' and ');
+      throw new ApiError('temporarily_unavailable', `A required component is down: ${down}`, {
+        headers: { 'retry-after': '1' },
+        health: { ...reportData(database, limiter, Date.now()), status: 'down' },
+      });
+    }
+    const ms = Date.now();
+    const probes = deps.monitor.probes;
+    if (ms !== last.ms || probes !== last.probes || database !== last.database || limiter !== last.limiter) {
+      last = { ms, probes, database, limiter, json: JSON.stringify(reportData(database, limiter, ms)) };
+    }
+    // Request ids are [A-Za-z0-9._:-] (requestId) and the time is ISO 8601: neither needs escaping.
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(
+        `{"data":${last.json},"meta":{"request_id":"${request.id}","generated_at":"${isoTime(now)}","warnings":[]}}`,
+      );
+  };
+  const reportData = (
+    database: 'ok' | 'down',
+    limiter: { status: 'ok' | 'down'; kind: string },
+    ms: number,
+  ) => {
+    const chains = deps.monitor.status(ms);
     const chainDown = chains.some((c) => c.rpc === 'down') || failing.length > 0;
-    const data = {
-      status:
-        database === 'down' || limiter.status === 'down'
-          ? ('down' as const)
-          : chainDown
-            ? ('degraded' as const)
-            : ('ok' as const),
+    return {
+      status: chainDown ? ('degraded' as const) : ('ok' as const),
       version: VERSION,
       database: { status: database, kind: deps.database.kind },
       limiter,
       deployment,
       chains,
     };
-    if (data.status === 'down') {
-      const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
-        .filter(Boolean)
-        .join(' and ');
-      throw new ApiError('temporarily_unavailable', `A required component is down: ${down}`, {
-        headers: { 'retry-after': '1' },
-        health: data,
-      });
-    }
-    return envelope(request.id, deps.clock.now(), data);
   };
   // Callback-style: it runs after every response of the app, so it must not cost a promise each.
   app.addHook('onResponse', (_request, reply, done) => {
@@ -198,14 +214,14 @@ export function registerHealthRoutes(
     // each branch per response; the handler builds exactly the documented shape, so plain JSON.stringify
     // serializes it (measured: health CPU per request, see issue 21's note).
     serializerCompiler: () => (data: unknown) => JSON.stringify(data),
-    handler: (request) => {
+    handler: (request, reply) => {
       if ((request.query as { probe?: string }).probe === 'live')
         return envelope(request.id, deps.clock.now(), { status: 'alive', version: VERSION });
       // Under load the checks are fresh and the chains probed: the report is built without a promise.
       const database = databaseCheck.fresh();
       const limiter = limiterCheck.fresh();
       if (database !== undefined && limiter !== undefined && deps.monitor.probed)
-        return report(request, database, limiter);
+        return report(request, reply, database, limiter);
       return (async () => {
         const [database] = await Promise.all([
           databaseCheck(request),
@@ -216,7 +232,7 @@ export function registerHealthRoutes(
               new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref()),
             ]),
         ]);
-        return report(request, database, await limiterCheck(request));
+        return report(request, reply, database, await limiterCheck(request));
       })();
     },
   });
