@@ -149,6 +149,14 @@ describe('GET /v1/config against the devnet', () => {
     const chains = await get(gw, key, 'chain_id=8453&include=chains');
     expect(Object.keys(chains.json.data).sort()).toEqual(['chain', 'supported_chain_ids']);
     expect((proxies[8453] as RpcProxy).bodies.length).toBe(0);
+    // The chain-only answer is serialized once per chain and reused: each answer has its own meta.
+    const again = await get(gw, key, 'chain_id=8453&include=chains');
+    expect(again.json.data).toEqual(chains.json.data);
+    expect(chains.json.data.chain).toMatchObject({ chain_id: 8453, name: 'Base' });
+    expect(again.json.meta.request_id).not.toBe(chains.json.meta.request_id);
+    expect(again.json.meta.request_id).toBe(again.headers.get('x-request-id'));
+    expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect((await get(gw, key, 'chain_id=5042&include=chains')).json.data.chain.chain_id).toBe(5042);
     const suites = await get(gw, key, 'chain_id=8453&include=suites');
     expect(Object.keys(suites.json.data).sort()).toEqual([
       'as_of_block',

@@ -109,6 +109,24 @@ export function envelope(requestIdValue: string, nowMs: number, data: unknown, w
   return { data, meta: { request_id: requestIdValue, generated_at: isoTime(nowMs), warnings } };
 }
 
+/**
+ * The envelope as JSON around data that is already JSON (an answer that is the same for many requests,
+ * serialized once). Request ids are [A-Za-z0-9._:-] (requestId) and the time is ISO 8601: neither needs
+ * escaping.
+ */
+export function envelopeJson(
+  requestIdValue: string,
+  nowMs: number,
+  dataJson: string,
+  warnings: string[] = [],
+) {
+  const warned = warnings.length === 0 ? '[]' : JSON.stringify(warnings);
+  return `{"data":${dataJson},"meta":{"request_id":"${requestIdValue}","generated_at":"${isoTime(nowMs)}","warnings":${warned}}}`;
+}
+
+/** The content type of every JSON answer sent as a string (fastify then sends it as is). */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** A page of an indexed list: its rows, the cursor of the next page (null on the last) and the index's reach. */
 export function indexedPage(
   requestIdValue: string,

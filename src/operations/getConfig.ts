@@ -24,20 +24,29 @@ export interface ConfigResult {
   warnings: string[];
 }
 
+// The answer without live sections depends only on the chain and the deps: built once per chain.
+const staticAnswers = new WeakMap<ConfigDeps, Map<number, ConfigResult>>();
+
 /**
  * The configuration of one chain: static chain facts, and its suites and quotes read live when asked.
- * Without a live section it answers synchronously (no promise on the cheapest keyed route).
+ * Without a live section it answers synchronously, with the same object for every call of a chain: a
+ * caller may cache what it derives from it (its JSON) by identity, and must not change it.
  */
 export function getConfig(deps: ConfigDeps, q: GetConfigInput): ConfigResult | Promise<ConfigResult> {
   const sections = new Set(q.include.split(',') as ConfigSection[]);
-  const failing = (deps.deploymentChecks ?? [])
-    .filter((c) => c.chain_id === q.chain_id && !c.ok)
-    .map((c) => `deployment check failed: ${c.check}: expected ${c.expected}, found ${c.found}`);
-  const supported_chain_ids = [...CHAIN_IDS];
   if (!sections.has('suites') && !sections.has('quotes')) {
-    const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
-    return { config: { chain, supported_chain_ids }, warnings: failing };
+    let answers = staticAnswers.get(deps);
+    if (!answers) staticAnswers.set(deps, (answers = new Map()));
+    let answer = answers.get(q.chain_id);
+    if (!answer) {
+      const chain = staticChain(q.chain_id as ChainId, deps.deployments.get(q.chain_id));
+      answer = { config: { chain, supported_chain_ids: [...CHAIN_IDS] }, warnings: failingChecks(deps, q) };
+      answers.set(q.chain_id, deepFreeze(answer));
+    }
+    return answer;
   }
+  const failing = failingChecks(deps, q);
+  const supported_chain_ids = [...CHAIN_IDS];
   return liveConfiguration(deps.chains, deps.deployments, { ...q, sections }).then((live) => ({
     config: {
       chain: live.chain,
@@ -48,4 +57,20 @@ export function getConfig(deps: ConfigDeps, q: GetConfigInput): ConfigResult | P
     },
     warnings: [...live.warnings, ...failing],
   }));
+}
+
+/** The chain's failed deployment checks (run at start), as warnings. */
+function failingChecks(deps: ConfigDeps, q: GetConfigInput): string[] {
+  return (deps.deploymentChecks ?? [])
+    .filter((c) => c.chain_id === q.chain_id && !c.ok)
+    .map((c) => `deployment check failed: ${c.check}: expected ${c.expected}, found ${c.found}`);
+}
+
+/** Freezes a plain JSON value and everything in it (shared answers are read-only). */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }

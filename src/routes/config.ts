@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
-import { Envelope, envelope } from '../http/envelope.ts';
+import { Envelope, envelope, envelopeJson, JSON_CONTENT_TYPE } from '../http/envelope.ts';
 import { ChainIdSchema, StringEnum } from '../http/validation.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
 import {
@@ -195,13 +195,19 @@ function answer(id: string, clock: Clock, { config, warnings }: ConfigResult) {
 
 export function registerConfigRoutes(app: FastifyInstance, deps: ConfigDeps & { clock: Clock }) {
   const base = routeBase('config');
+  const staticJson = new WeakMap<ConfigResult, string>();
   app.route({
     ...base,
     schema: { ...base.schema, querystring: ConfigQuery, response: { 200: Envelope(ConfigData) } },
-    handler: (request) => {
+    handler: (request, reply) => {
       const result = getConfig(deps, request.query as GetConfigInput);
       if (result instanceof Promise) return result.then((r) => answer(request.id, deps.clock, r));
-      return answer(request.id, deps.clock, result);
+      // A static answer is one object per chain (getConfig): its data is serialized once.
+      let json = staticJson.get(result);
+      if (json === undefined) staticJson.set(result, (json = JSON.stringify(result.config)));
+      return reply
+        .type(JSON_CONTENT_TYPE)
+        .send(envelopeJson(request.id, deps.clock.now(), json, result.warnings));
     },
   });
 }

@@ -40,7 +40,7 @@ function shared<T>(check: (request: FastifyRequest) => Promise<T>) {
   return Object.assign(run, { fresh, forget: () => (last = undefined) });
 }
 import type { Clock } from '../clock.ts';
-import { Envelope, envelope, isoTime } from '../http/envelope.ts';
+import { Envelope, envelope, envelopeJson, JSON_CONTENT_TYPE } from '../http/envelope.ts';
 import { ApiError } from '../errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Limiter } from '../http/limits/limits.ts';
@@ -153,12 +153,7 @@ export function registerHealthRoutes(
     if (ms !== last.ms || probes !== last.probes || database !== last.database || limiter !== last.limiter) {
       last = { ms, probes, database, limiter, json: JSON.stringify(reportData(database, limiter, ms)) };
     }
-    // Request ids are [A-Za-z0-9._:-] (requestId) and the time is ISO 8601: neither needs escaping.
-    return reply
-      .type('application/json; charset=utf-8')
-      .send(
-        `{"data":${last.json},"meta":{"request_id":"${request.id}","generated_at":"${isoTime(now)}","warnings":[]}}`,
-      );
+    return reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, now, last.json));
   };
   const reportData = (
     database: 'ok' | 'down',
