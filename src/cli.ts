@@ -1,6 +1,4 @@
 // launchpad start | keys create|list|revoke | migrate | openapi
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { join } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ChainClients } from './chain/clients.ts';
@@ -133,19 +131,6 @@ async function start() {
   }
 }
 
-/**
- * One memory-reducing collection once start-up is done. Loading the modules grows V8's young
- * generation to its maximum (128 MB here), and it stays there under load: every request's short-lived
- * objects then land in memory that is not in the CPU caches. After this collection it restarts small and
- * grows only to what the requests need (8 MB under load, measured in issue 21's note).
- */
-function settleHeap(): void {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as (options: object) => void;
-  v8.setFlagsFromString('--no-expose-gc');
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-}
-
 async function serve(settings: Settings, devnet: Devnet | undefined) {
   const database = await openDatabase(settings);
   const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
@@ -164,7 +149,6 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
     deployments,
     deploymentChecks,
   });
-  settleHeap();
   try {
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
