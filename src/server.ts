@@ -287,7 +287,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   );
   let closing = false;
 
+  // Health shares its database and limiter checks between requests; a 5xx answer drops them.
+  let serverErrorSent = (): void => {};
   function sendProblem(request: FastifyRequest, reply: FastifyReply, err: ApiError) {
+    if (err.status >= 500) serverErrorSent();
     reply.header('x-request-id', request.id);
     for (const [name, value] of Object.entries(err.extras.headers ?? {})) reply.header(name, value);
     return reply
@@ -442,6 +445,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         });
       }
       request.idempotencyKey = readIdempotencyKey(config as RouteConfig, request);
+      // The input rules of every route (checkQuery), here rather than in a hook of their own.
+      checkInput(request.body, request.query);
     };
     const charge = (
       c: Charge,
@@ -514,7 +519,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
     route.onResponse = [...(route.onResponse ? [route.onResponse].flat() : []), releaseSlots];
-    route.preValidation = [admit, checkQuery, ...ownPreValidation];
+    route.preValidation = [admit, ...ownPreValidation];
   });
   await app.register(swagger, openapiOptions(settings));
 
@@ -550,7 +555,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     metrics.register(app, settings.metricsToken);
     app.addHook('onClose', async () => metrics.close());
   }
-  registerHealthRoutes(app, { ...routeDeps, monitor });
+  serverErrorSent = registerHealthRoutes(app, { ...routeDeps, monitor }).forgetChecks;
   registerConfigRoutes(app, routeDeps);
   const ipfs = await startIpfsNode(database, settings);
   app.decorate('ipfs', ipfs);

@@ -171,14 +171,6 @@ export function registerHealthRoutes(
       chains,
     };
   };
-  // Callback-style: it runs after every response of the app, so it must not cost a promise each.
-  app.addHook('onResponse', (_request, reply, done) => {
-    if (reply.statusCode >= 500) {
-      databaseCheck.forget();
-      limiterCheck.forget();
-    }
-    done();
-  });
   app.route({
     ...routeBase('health'),
     schema: {
@@ -231,4 +223,11 @@ export function registerHealthRoutes(
       })();
     },
   });
+  return {
+    /** Drops the shared checks: the app calls it on every 5xx answer, so an outage shows at once. */
+    forgetChecks: () => {
+      databaseCheck.forget();
+      limiterCheck.forget();
+    },
+  };
 }

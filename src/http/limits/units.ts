@@ -48,10 +48,11 @@ export interface WeighInput {
 }
 
 /** The configuration weight from `include` and `market` (spec: Units per operation). */
+const CHAINS_ONLY = /^chains(?:,chains)*$/;
+
 function configUnits(query: Record<string, unknown>): number {
   const include = typeof query.include === 'string' ? query.include : 'chains,suites,quotes';
-  const sections = include.split(',');
-  if (sections.every((s) => s === 'chains')) return 1;
+  if (CHAINS_ONLY.test(include)) return 1;
   return query.market === 'standard' ? 5 : 20;
 }
 
