@@ -9,7 +9,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
-const CROCKFORD_CODES = [...CROCKFORD].map((c) => c.charCodeAt(0));
+const CODES = [...CROCKFORD].map((c) => c.charCodeAt(0));
 // The 10 time characters change once per millisecond; under load several ids share them.
 let prefixMs = Number.NaN;
 let prefix = '';
@@ -30,47 +30,29 @@ export function ulid(nowMs = Date.now()): string {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  // 80 bits = 16 characters of 5 bits: two 40-bit halves of 5 pooled bytes each, built as one string.
-  const hi = randomHalf(poolOffset);
-  const lo = randomHalf(poolOffset + 5);
+  // 80 bits = 16 characters of 5 bits: two groups of 5 pooled bytes, 8 characters each.
+  const at = poolOffset;
   poolOffset += 10;
-  return (
-    prefix +
-    String.fromCharCode(
-      code(hi, 35),
-      code(hi, 30),
-      code(hi, 25),
-      code(hi, 20),
-      code(hi, 15),
-      code(hi, 10),
-      code(hi, 5),
-      code(hi, 0),
-      code(lo, 35),
-      code(lo, 30),
-      code(lo, 25),
-      code(lo, 20),
-      code(lo, 15),
-      code(lo, 10),
-      code(lo, 5),
-      code(lo, 0),
-    )
-  );
+  return prefix + eight(at) + eight(at + 5);
 }
 
-/** Five pooled bytes as one 40-bit number (exact in a double). */
-function randomHalf(at: number): number {
-  return (
-    (pool[at] as number) * 2 ** 32 +
-    (((pool[at + 1] as number) << 24) >>> 0) +
-    ((pool[at + 2] as number) << 16) +
-    ((pool[at + 3] as number) << 8) +
-    (pool[at + 4] as number)
+/** Five pooled bytes (40 bits) as 8 Crockford characters, in small-integer arithmetic only. */
+function eight(at: number): string {
+  const b0 = pool[at] as number;
+  const b1 = pool[at + 1] as number;
+  const b2 = pool[at + 2] as number;
+  const b3 = pool[at + 3] as number;
+  const b4 = pool[at + 4] as number;
+  return String.fromCharCode(
+    CODES[b0 >> 3] as number,
+    CODES[((b0 & 7) << 2) | (b1 >> 6)] as number,
+    CODES[(b1 >> 1) & 31] as number,
+    CODES[((b1 & 1) << 4) | (b2 >> 4)] as number,
+    CODES[((b2 & 15) << 1) | (b3 >> 7)] as number,
+    CODES[(b3 >> 2) & 31] as number,
+    CODES[((b3 & 3) << 3) | (b4 >> 5)] as number,
+    CODES[b4 & 31] as number,
   );
-}
-
-/** The Crockford character code of the 5 bits of `value` at `shift`. */
-function code(value: number, shift: number): number {
-  return CROCKFORD_CODES[Math.floor(value / 2 ** shift) % 32] as number;
 }
 
 const CALLER_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;

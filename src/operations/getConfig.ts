@@ -24,6 +24,9 @@ export interface ConfigResult {
   warnings: string[];
 }
 
+/** Whether a comma-separated include names a section read live. */
+const LIVE_SECTION = /(?:^|,)(?:suites|quotes)(?:,|$)/;
+
 // The answer without live sections depends only on the chain and the deps: built once per chain.
 const staticAnswers = new WeakMap<ConfigDeps, Map<number, ConfigResult>>();
 
@@ -33,8 +36,7 @@ const staticAnswers = new WeakMap<ConfigDeps, Map<number, ConfigResult>>();
  * caller may cache what it derives from it (its JSON) by identity, and must not change it.
  */
 export function getConfig(deps: ConfigDeps, q: GetConfigInput): ConfigResult | Promise<ConfigResult> {
-  const sections = new Set(q.include.split(',') as ConfigSection[]);
-  if (!sections.has('suites') && !sections.has('quotes')) {
+  if (!LIVE_SECTION.test(q.include)) {
     let answers = staticAnswers.get(deps);
     if (!answers) staticAnswers.set(deps, (answers = new Map()));
     let answer = answers.get(q.chain_id);
@@ -45,6 +47,7 @@ export function getConfig(deps: ConfigDeps, q: GetConfigInput): ConfigResult | P
     }
     return answer;
   }
+  const sections = new Set(q.include.split(',') as ConfigSection[]);
   const failing = failingChecks(deps, q);
   const supported_chain_ids = [...CHAIN_IDS];
   return liveConfiguration(deps.chains, deps.deployments, { ...q, sections }).then((live) => ({
