@@ -17,6 +17,9 @@ import {
   warmUp,
 } from './support.ts';
 
+// Rounds of a few seconds swing by ±30 % on a shared 2-core machine: at least 5, for a steadier median.
+const HTTP_ROUNDS = Math.max(ROUNDS, 5);
+
 export async function benchHttp() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
   // Request logging off (warn) in the gateway, as the ceiling has no logger at all.
@@ -54,7 +57,7 @@ export async function benchHttp() {
     await warmUp(`${hello.url}/shaped`);
     await warmUp(`${gateway.url}/v1/health`);
     await warmUp(configUrl, { 'x-api-key': key });
-    for (let i = 0; i < ROUNDS; i++) {
+    for (let i = 0; i < HTTP_ROUNDS; i++) {
       rounds.push({
         ceiling: await load('bare fastify hello (ceiling)', `${hello.url}/hello`, {}, hello),
         shaped: await load(
@@ -85,10 +88,10 @@ export async function benchHttp() {
   const cpuRatio = median(rounds.map((r) => r.ceiling.cpuUs / r.config.cpuUs));
   const shapedRatio = median(rounds.map((r) => r.shaped.rps / r.ceiling.rps));
   console.log(
-    `\nmedian over ${ROUNDS} rounds: authenticated config / ceiling by server CPU per request = ${cpuRatio.toFixed(2)}`,
+    `\nmedian over ${HTTP_ROUNDS} rounds: authenticated config / ceiling by server CPU per request = ${cpuRatio.toFixed(2)}`,
   );
   console.log(
-    `median over ${ROUNDS} rounds: the keyed answer's bytes alone (${body?.length ?? 0} B body, its rate headers) / ceiling = ${shapedRatio.toFixed(2)}`,
+    `median over ${HTTP_ROUNDS} rounds: the keyed answer's bytes alone (${body?.length ?? 0} B body, its rate headers) / ceiling = ${shapedRatio.toFixed(2)}`,
   );
   target('keyed GET /v1/config?include=chains >= 0.50 of bare fastify', ratio.toFixed(2), ratio >= 0.5);
   target('GET /v1/health >= 0.70 of bare fastify', healthRatio.toFixed(2), healthRatio >= 0.7);
