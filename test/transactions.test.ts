@@ -104,7 +104,9 @@ describe('GET /v1/transactions/{chain_id}/{tx_hash}', () => {
           }),
         },
       ],
-    } as never)) as string;
+    } as never)) as Hex;
+    // anvil answers the send before its block is sealed now and then: ask once the receipt exists.
+    await base.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
     expect((await status(hash)).json.data).toMatchObject({ status: 'reverted', events: [] });
     expect((await status(`0x${'ab'.repeat(32)}`)).json.data).toEqual({
       chain_id: 8453,
