@@ -138,7 +138,6 @@ export function registerHealthRoutes(
     database: 'ok' | 'down',
     limiter: { status: 'ok' | 'down'; kind: string },
   ) => {
-    const now = deps.clock.now();
     if (database === 'down' || limiter.status === 'down') {
       const down = [database === 'down' ? 'database' : '', limiter.status === 'down' ? 'limiter' : '']
         .filter(Boolean)
@@ -153,7 +152,7 @@ export function registerHealthRoutes(
     if (ms !== last.ms || probes !== last.probes || database !== last.database || limiter !== last.limiter) {
       last = { ms, probes, database, limiter, json: JSON.stringify(reportData(database, limiter, ms)) };
     }
-    return reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, now, last.json));
+    return reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, deps.clock.now(), last.json));
   };
   const reportData = (
     database: 'ok' | 'down',
