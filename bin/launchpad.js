@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly (tsx), so a clean clone needs no build step.
+import './tick-shape.js';
 import { register } from 'tsx/esm/api';
 
 if (Number(process.versions.node.split('.')[0]) < 22) {

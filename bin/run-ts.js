@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // node bin/run-ts.js <file.ts> [args…]: runs one TypeScript entry point (benchmarks, scripts).
+import './tick-shape.js';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { register } from 'tsx/esm/api';
