@@ -205,9 +205,8 @@ export function registerConfigRoutes(app: FastifyInstance, deps: ConfigDeps & { 
       // A static answer is one object per chain (getConfig): its data is serialized once.
       let json = staticJson.get(result);
       if (json === undefined) staticJson.set(result, (json = JSON.stringify(result.config)));
-      return reply
-        .type(JSON_CONTENT_TYPE)
-        .send(envelopeJson(request.id, deps.clock.now(), json, result.warnings));
+      // Sent here and nothing returned: a returned reply would be awaited as a thenable (fastify).
+      reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, deps.clock.now(), json, result.warnings));
     },
   });
 }

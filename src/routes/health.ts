@@ -152,7 +152,7 @@ export function registerHealthRoutes(
     if (ms !== last.ms || probes !== last.probes || database !== last.database || limiter !== last.limiter) {
       last = { ms, probes, database, limiter, json: JSON.stringify(reportData(database, limiter, ms)) };
     }
-    return reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, deps.clock.now(), last.json));
+    reply.type(JSON_CONTENT_TYPE).send(envelopeJson(request.id, deps.clock.now(), last.json));
   };
   const reportData = (
     database: 'ok' | 'down',
@@ -206,8 +206,11 @@ export function registerHealthRoutes(
       // Under load the checks are fresh and the chains probed: the report is built without a promise.
       const database = databaseCheck.fresh();
       const limiter = limiterCheck.fresh();
-      if (database !== undefined && limiter !== undefined && deps.monitor.probed)
-        return report(request, reply, database, limiter);
+      // Sent by report, nothing returned: a returned reply would be awaited as a thenable (fastify).
+      if (database !== undefined && limiter !== undefined && deps.monitor.probed) {
+        report(request, reply, database, limiter);
+        return;
+      }
       return (async () => {
         const [database] = await Promise.all([
           databaseCheck(request),
@@ -218,7 +221,7 @@ export function registerHealthRoutes(
               new Promise((r) => setTimeout(r, FIRST_PROBE_WAIT_MS).unref()),
             ]),
         ]);
-        return report(request, reply, database, await limiterCheck(request));
+        report(request, reply, database, await limiterCheck(request));
       })();
     },
   });
