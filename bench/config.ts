@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv, target } from './support.ts';
+import { freePortRange } from '../test/support/net.ts';
 
 const SAMPLES = 200;
 const PATH = '/v1/config?chain_id=8453';
@@ -52,7 +53,7 @@ export async function countingProxy(upstream: string) {
 
 export async function benchConfig() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-config-'));
-  const devnet = await startDevnet({ dataDir, basePort: 38_645 });
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const rpc = devnet.chains[0]?.rpc_url as string;
   const proxy = await countingProxy(rpc);
   const env = devnetGatewayEnv(devnet, dataDir);

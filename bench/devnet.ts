@@ -8,13 +8,14 @@ import { startAnvil } from '../src/devnet/anvil.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { CHAIN_IDS } from '../src/launchpad/chains.ts';
 import { median } from './support.ts';
+import { freePortRange } from '../test/support/net.ts';
 
-const PORT = 38_545;
 const EIP170_LIMIT = 24_576;
 
 async function bareAnvils(): Promise<number> {
+  const port = await freePortRange(4);
   const started = Date.now();
-  const nodes = await Promise.all(CHAIN_IDS.map((id, i) => startAnvil(id, PORT + i)));
+  const nodes = await Promise.all(CHAIN_IDS.map((id, i) => startAnvil(id, port + i)));
   const ms = Date.now() - started;
   await Promise.all(nodes.map((n) => n.stop()));
   return ms;
@@ -22,7 +23,7 @@ async function bareAnvils(): Promise<number> {
 
 async function boot(): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-devnet-'));
-  const devnet = await startDevnet({ dataDir, basePort: PORT });
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   await devnet.stop();
   rmSync(dataDir, { recursive: true, force: true });
   return devnet.bootMs;

@@ -23,6 +23,7 @@ import { type Database, openDatabase, type Tables } from '../src/store/db.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
 import { median, ROUNDS, target } from './support.ts';
+import { freePortRange } from '../test/support/net.ts';
 
 const SWAPS = Number(process.env.BENCH_SWAPS ?? 400);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 100_000);
@@ -32,7 +33,7 @@ const pct = (sorted: number[], p: number) =>
 
 async function ingest() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
-  const devnet = await startDevnet({ dataDir, basePort: 38_945 });
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
   try {
     const { token } = await chain.launch(chain.account(1));

@@ -10,6 +10,7 @@ import { zeroAddress } from 'viem';
 import { mineCreate2Salt, wasmKeccak } from '../src/chain/create2.ts';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv, target } from './support.ts';
+import { freePortRange } from '../test/support/net.ts';
 
 const REQUESTS = 40;
 
@@ -91,7 +92,7 @@ async function miningSpeed(): Promise<{ candidates: number; raw: number; viem: n
 
 export async function benchLaunch() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-launch-'));
-  const devnet = await startDevnet({ dataDir, basePort: 38_745 });
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const env = devnetGatewayEnv(devnet, dataDir);
   const key = createBenchKey(env, dataDir);
   const gateway = await startServer(['bin/launchpad.js', 'start'], env);

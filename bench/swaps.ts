@@ -1,6 +1,6 @@
 // Swap quote and prepare on the devnet: p50/p99 (sequential), requests/s (10 connections) and RPC
 // round trips per request. Baseline, measured in the same run: one V4Quoter eth_call straight to the node.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,18 +11,31 @@ import { encodeHookData } from '../src/launchpad/pool.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { countingProxy, timeSequential } from './config.ts';
 import { createBenchKey, median, ROUNDS, startServer, devnetGatewayEnv } from './support.ts';
+import { freePortRange } from '../test/support/net.ts';
 
 export async function benchSwaps() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-swaps-'));
-  const devnet = await startDevnet({ dataDir, basePort: 38_845 });
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
   const { token, key: poolKey } = await chain.launch(chain.account(1));
   await chain.advance(21);
   const proxy = await countingProxy(chain.chain.rpc_url);
   const env = devnetGatewayEnv(devnet, dataDir);
   const apiKey = createBenchKey(env, dataDir);
+  // The counted gateway has its own data dir (one gateway per data dir) holding the same key.
+  const countedDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-swaps-'));
+  copyFileSync(join(dataDir, 'launchpad.sqlite'), join(countedDir, 'launchpad.sqlite'));
   const direct = await startServer(['bin/launchpad.js', 'start'], env);
-  const counted = await startServer(['bin/launchpad.js', 'start'], { ...env, RPC_URL_8453: proxy.url });
+  const counted = await startServer(['bin/launchpad.js', 'start'], {
+    ...env,
+    LAUNCHPAD_DATA_DIR: countedDir,
+    RPC_URL_8453: proxy.url,
+  }).catch(async (err: unknown) => {
+    await direct.stop();
+    await proxy.close();
+    await devnet.stop();
+    throw err;
+  });
   const wallet = chain.account(2);
   const quoteBody = JSON.stringify({
     chain_id: 8453,
@@ -140,5 +153,6 @@ export async function benchSwaps() {
     await proxy.close();
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(countedDir, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,11 @@ async function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** The first of `count` consecutive TCP ports on 127.0.0.1 that are all free right now. */
+/**
+ * The first of `count` consecutive TCP ports on 127.0.0.1 that are all free right now, in 20000–29999:
+ * below Linux's ephemeral range, so a readiness probe polling a port nobody listens on yet can never be
+ * given that same port as its own source (a TCP self-connect, which then holds the port in TIME_WAIT).
+ */
 export async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 10_000);
