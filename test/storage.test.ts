@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ApiKeyStore, KeyOptionError } from '../src/store/apiKeys.ts';
-import { openDatabase } from '../src/store/db.ts';
+import { insertMany, openDatabase } from '../src/store/db.ts';
 import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
 
 const backends = [
@@ -63,6 +63,55 @@ describe.each(backends)('$name', ({ name, env }) => {
     await expect(store.create({ plan: 'developer', scopes: [], origins: ['ftp://x'] })).rejects.toThrow(
       /http/,
     );
+    await database.close();
+  });
+
+  it('inserts many rows in a transaction: conflicts as asked, nothing kept on rollback', async () => {
+    const e = await env();
+    const database = await openDatabase({ databaseUrl: e.DATABASE_URL, dataDir: tempDir() });
+    // SQLite runs one prepared single-row statement per row; PostgreSQL sends statements of 500 rows.
+    expect(database.runEach !== undefined).toBe(name === 'sqlite');
+    const holders = Array.from({ length: 1_203 }, (_, i) => ({
+      chain_id: 8453,
+      token: '0x00000000000000000000000000000000000000aa',
+      holder: `0x${i.toString(16).padStart(40, '0')}`,
+      block_number: 100 + i,
+    }));
+    const blocks = (hash: string) =>
+      Array.from({ length: 3 }, (_, i) => ({ chain_id: 8453, number: 10 + i, hash: `${hash}${i}` }));
+    await database.db.transaction().execute(async (trx) => {
+      await insertMany(database, trx, 'token_holders', holders);
+      // Duplicates ignored: the first block number of each holder stays.
+      await insertMany(
+        database,
+        trx,
+        'token_holders',
+        holders.map((h) => ({ ...h, block_number: 1 })),
+        (oc) => oc.doNothing(),
+      );
+      await insertMany(database, trx, 'index_blocks', blocks('0xold'));
+      await insertMany(database, trx, 'index_blocks', blocks('0xnew'), (oc) =>
+        oc.columns(['chain_id', 'number']).doUpdateSet({ hash: (eb) => eb.ref('excluded.hash') }),
+      );
+    });
+    const stored = await database.db
+      .selectFrom('token_holders')
+      .selectAll()
+      .orderBy('block_number')
+      .execute();
+    expect(stored.length).toBe(1_203);
+    expect(stored.map((r) => Number(r.block_number))).toEqual(holders.map((h) => h.block_number));
+    const hashes = await database.db.selectFrom('index_blocks').select('hash').orderBy('number').execute();
+    expect(hashes.map((r) => r.hash)).toEqual(['0xnew0', '0xnew1', '0xnew2']);
+    // A duplicate without a conflict rule fails the statement, and the transaction keeps nothing.
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await insertMany(database, trx, 'index_blocks', [{ chain_id: 1, number: 1, hash: '0x1' }]);
+        await insertMany(database, trx, 'index_blocks', blocks('0xdup'));
+      }),
+    ).rejects.toThrow();
+    const after = await database.db.selectFrom('index_blocks').select('hash').orderBy('number').execute();
+    expect(after.map((r) => r.hash)).toEqual(['0xnew0', '0xnew1', '0xnew2']);
     await database.close();
   });
 

@@ -38,6 +38,14 @@ export interface RpcRequest {
   params: unknown[];
 }
 
+/** The results of a batch's answers, in order, or an error naming the first request that failed. */
+export function resultsOf(requests: RpcRequest[], answers: RpcResult[]): unknown[] {
+  return answers.map((a, i) => {
+    if (!a.ok) throw new Error(`${requests[i]?.method} failed: ${a.error.message}`);
+    return a.result;
+  });
+}
+
 export class RpcEndpoint {
   /** HTTP round trips made (for benchmarks and tests). */
   roundTrips = 0;
@@ -79,11 +87,7 @@ export class RpcEndpoint {
   /** A batch whose every request must succeed: the results, or an error naming the failed method. */
   async batchResults<T>(requests: RpcRequest[]): Promise<T[]> {
     if (requests.length === 0) return [];
-    const answers = await this.batch(requests);
-    return answers.map((a, i) => {
-      if (!a.ok) throw new Error(`${requests[i]?.method} failed: ${a.error.message}`);
-      return a.result as T;
-    });
+    return resultsOf(requests, await this.batch(requests)) as T[];
   }
 
   /**

@@ -31,9 +31,18 @@ export function chainText(bytes: Hex): ChainText {
   return { text, raw: lossy ? bytes : null };
 }
 
+/** chainText32 by word: a range's fee components and comments repeat a few words thousands of times. */
+const texts32 = new Map<Hex, ChainText>();
+
 /** A bytes32 text (a comment, a component id): its bytes up to the trailing zero padding. */
 export function chainText32(word: Hex): ChainText {
-  return chainText(word.replace(/(00)+$/, '') as Hex);
+  let text = texts32.get(word);
+  if (text === undefined) {
+    text = Object.freeze(chainText(word.replace(/(00)+$/, '') as Hex));
+    if (texts32.size >= 10_000) texts32.clear();
+    texts32.set(word, text);
+  }
+  return text;
 }
 
 /**

@@ -19,11 +19,11 @@ import {
 } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
-import type { RpcEndpoint, RpcRequest } from '../chain/rpc.ts';
+import { type RpcEndpoint, type RpcRequest, resultsOf } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
-import type { Database, Tables } from '../store/db.ts';
+import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
 import { checksum, decodeLog } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
@@ -50,6 +50,7 @@ const EVENTS: Abi = [
 ];
 const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
 const LAUNCHED_TOPIC = toEventSelector('Launched(address,bytes32,address,address,uint256,int24)');
+const SWAP_TOPIC = toEventSelector(SWAP_ABI[0]);
 /** Events of the launch tokens themselves: transfers (holder candidates) and metadata updates. */
 const TOKEN_EVENTS: Abi = events(A.LaunchTokenAbi, [
   'Transfer',
@@ -162,14 +163,11 @@ export class ChainIndexer {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
     through = await this.undoReorg(through);
-    const [headHex] = await this.endpoint.batchResults<Hex>([{ method: 'eth_blockNumber', params: [] }]);
-    const head = Number(BigInt(headHex as Hex));
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
-    const settled = Math.min(head, this.seenHead);
-    this.seenHead = head;
-    if (settled <= through) return 0;
-    const to = Math.min(settled, through + RANGE);
+    // So the range is known before this tick's head, which is asked for in the same batch as its logs.
+    const to = Math.min(this.seenHead, through + RANGE);
+    const ranged = to > through;
     const c = this.suites.map((s) => s.contracts);
     const addresses = [
       ...new Set(
@@ -180,20 +178,34 @@ export class ChainIndexer {
           .map((a) => checksum(a)),
       ),
     ];
-    const [logs, toBlock] = await this.endpoint.batchResults<unknown>([
-      {
-        method: 'eth_getLogs',
-        params: [
-          {
-            fromBlock: numberToHex(through + 1),
-            toBlock: numberToHex(to),
-            address: addresses,
-            topics: [TOPICS],
-          },
-        ],
-      },
-      { method: 'eth_getBlockByNumber', params: [numberToHex(to), false] },
-    ]);
+    const requests: RpcRequest[] = [
+      { method: 'eth_blockNumber', params: [] },
+      ...(ranged
+        ? [
+            {
+              method: 'eth_getLogs',
+              params: [
+                {
+                  fromBlock: numberToHex(through + 1),
+                  toBlock: numberToHex(to),
+                  address: addresses,
+                  topics: [TOPICS],
+                },
+              ],
+            },
+            { method: 'eth_getBlockByNumber', params: [numberToHex(to), false] },
+          ]
+        : []),
+    ];
+    const answers = await this.endpoint.batch(requests);
+    const [headHex] = resultsOf(requests.slice(0, 1), answers.slice(0, 1)) as [Hex];
+    const head = Number(BigInt(headHex));
+    this.seenHead = head;
+    // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
+    // answers for the range are not used, and the next tick asks again up to the head it reports.
+    if (!ranged || head < to) return 0;
+    const [logs, toBlock] = resultsOf(requests.slice(1), answers.slice(1));
+    if (!toBlock) return 0;
     // Transfers of launch tokens: those known before this range and those launched in it.
     const known = await this.database.db
       .selectFrom('tokens')
@@ -395,6 +407,57 @@ export class ChainIndexer {
   }
 
   private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Promise<Log[]>): Promise<void> {
+    // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
+    // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
+    const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
+    const untimed = (list: Log[]) => {
+      const missing = new Set<Hex>();
+      for (const l of list) {
+        if (blockInfo.has(l.blockNumber) || missing.has(l.blockNumber)) continue;
+        if (l.blockTimestamp === undefined) missing.add(l.blockNumber);
+        else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
+      }
+      return [...missing];
+    };
+    const getBlock = (b: Hex) => ({ method: 'eth_getBlockByNumber', params: [b, false] });
+    const setBlocks = (blocks: Hex[], answers: unknown[]) =>
+      answers.forEach((answer, i) => {
+        const block = answer as { timestamp: Hex; hash: Hex };
+        blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
+      });
+    const blocks = untimed(logs);
+    // What the range needs from the node is asked for first, from the raw logs (event topics), and the
+    // logs are decoded while it comes: token names and documents at their launch block, the first creator
+    // fee recipient, missing blocks, and the senders of the swaps. The trader is the transaction's
+    // sender: the receipt carries it (a receipt is stored with its sender, unlike a transaction whose
+    // sender the node must recover).
+    const launchLogs = logs.filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1]);
+    const swapTxs = [
+      ...new Set(logs.filter((l) => l.topics[0] === SWAP_TOPIC).map((l) => l.transactionHash)),
+    ];
+    const requests: RpcRequest[] = [
+      ...launchLogs.flatMap((log) => {
+        const token = checksum(`0x${(log.topics[1] as Hex).slice(26)}`);
+        const at = (to: Address, data: Hex) => ({
+          method: 'eth_call',
+          params: [{ to, data }, log.blockNumber],
+        });
+        return [
+          ...(['name', 'symbol', 'contractURI'] as const).map((fn) =>
+            at(token, encodeFunctionData({ abi: TOKEN_VIEWS, functionName: fn })),
+          ),
+          // The first creator fee recipient (later ones come with events).
+          at(
+            log.address,
+            encodeFunctionData({ abi: RIGHTS_VIEW, functionName: 'creatorRights', args: [token] }),
+          ),
+        ];
+      }),
+      ...blocks.map(getBlock),
+      ...swapTxs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
+    ];
+    const reads = this.endpoint.batchResultsInChunks<unknown>(requests);
+    reads.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
     const skipped: Insertable<Tables['skipped_logs']>[] = [];
     const decode = (abi: Abi, list: Log[]) =>
@@ -424,64 +487,20 @@ export class ChainIndexer {
     const decoded = decode(EVENTS, logs);
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
     const trades = decoded.filter((d) => d.event.eventName === 'Swap');
-    // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
-    // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
-    const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
-    const untimed = (list: Log[]) => {
-      const missing = new Set<Hex>();
-      for (const l of list) {
-        if (blockInfo.has(l.blockNumber) || missing.has(l.blockNumber)) continue;
-        if (l.blockTimestamp === undefined) missing.add(l.blockNumber);
-        else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
-      }
-      return [...missing];
-    };
-    const getBlock = (b: Hex) => ({ method: 'eth_getBlockByNumber', params: [b, false] });
-    const setBlocks = (blocks: Hex[], answers: unknown[]) =>
-      answers.forEach((answer, i) => {
-        const block = answer as { timestamp: Hex; hash: Hex };
-        blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
-      });
-    const blocks = untimed(logs);
-    // The trader is the transaction's sender: the receipt of each trade's transaction carries it (a
-    // receipt is stored with its sender, unlike a transaction whose sender the node must recover).
-    const tradeTxs = [...new Set(trades.map((d) => d.log.transactionHash))];
-    // Token names and documents at their launch block, missing blocks and senders, in one round of batches.
-    const requests: RpcRequest[] = [
-      ...launches.flatMap((d) => {
-        const token = (d.event.args as unknown as { token: Address }).token;
-        const at = (to: Address, data: Hex) => ({
-          method: 'eth_call',
-          params: [{ to, data }, d.log.blockNumber],
-        });
-        return [
-          ...(['name', 'symbol', 'contractURI'] as const).map((fn) =>
-            at(token, encodeFunctionData({ abi: TOKEN_VIEWS, functionName: fn })),
-          ),
-          // The first creator fee recipient (later ones come with events).
-          at(
-            d.log.address,
-            encodeFunctionData({ abi: RIGHTS_VIEW, functionName: 'creatorRights', args: [token] }),
-          ),
-        ];
-      }),
-      ...blocks.map(getBlock),
-      ...tradeTxs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
-    ];
-    const [answers, tokenLogList] = await Promise.all([
-      this.endpoint.batchResultsInChunks<unknown>(requests),
-      tokenLogs,
-    ]);
+    // The token logs (one request) are in by now, as a rule: decoded while the range's reads still come.
+    const tokenEvents = decode(TOKEN_EVENTS, await tokenLogs);
+    const answers = await reads;
     let at = 0;
     const next = (n: number) => answers.slice(at, (at += n));
-    const views = next(launches.length * READS_PER_LAUNCH) as Hex[];
+    const views = next(launchLogs.length * READS_PER_LAUNCH) as Hex[];
+    // A decoded launch's views, by its log (a Launched log that does not decode has views but no row).
+    const viewsAt = new Map(launchLogs.map((log, i) => [log, i * READS_PER_LAUNCH]));
     setBlocks(blocks, next(blocks.length));
     const senders = new Map<Hex, Address>();
-    next(tradeTxs.length).forEach((answer, i) => {
+    next(swapTxs.length).forEach((answer, i) => {
       const receipt = answer as { from: Address } | null;
-      if (receipt) senders.set(tradeTxs[i] as Hex, checksum(receipt.from));
+      if (receipt) senders.set(swapTxs[i] as Hex, checksum(receipt.from));
     });
-    const tokenEvents = decode(TOKEN_EVENTS, tokenLogList);
     const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
@@ -554,7 +573,8 @@ export class ChainIndexer {
     ];
     const db = this.database.db;
     await db.transaction().execute(async (trx) => {
-      for (const [i, { log, event }] of launches.entries()) {
+      for (const { log, event } of launches) {
+        const v = viewsAt.get(log) as number;
         const a = event.args as unknown as {
           token: Address;
           poolId: Hex;
@@ -566,12 +586,12 @@ export class ChainIndexer {
         const suite = this.suites.find((s) => checksum(s.contracts.factory) === checksum(log.address));
         const quote = this.deployments.quote(this.chainId, suite?.id ?? '', a.quoteToken);
         const [name, symbol, uri] = (['name', 'symbol', 'contractURI'] as const).map((fn, j) =>
-          viewText(fn, views[i * READS_PER_LAUNCH + j]),
+          viewText(fn, views[v + j]),
         ) as [ChainText, ChainText, ChainText];
         const rights = decodeFunctionResult({
           abi: RIGHTS_VIEW,
           functionName: 'creatorRights',
-          data: views[i * READS_PER_LAUNCH + 3] as Hex,
+          data: views[v + 3] as Hex,
         }) as { creatorFeeRecipient: Address };
         const feeRecipient = checksum(rights.creatorFeeRecipient);
         await trx
@@ -722,9 +742,10 @@ export class ChainIndexer {
           },
         ];
       });
-      await insertRows(trx, 'trades', tradeRows);
-      await insertRows(trx, 'fee_credits', creditRows);
-      await insertRows(
+      await insertMany(this.database, trx, 'trades', tradeRows);
+      await insertMany(this.database, trx, 'fee_credits', creditRows);
+      await insertMany(
+        this.database,
         trx,
         'announcements',
         decoded
@@ -750,7 +771,8 @@ export class ChainIndexer {
             };
           }),
       );
-      await insertRows(
+      await insertMany(
+        this.database,
         trx,
         'fee_events',
         decoded
@@ -780,24 +802,18 @@ export class ChainIndexer {
         holder: h.holder,
         block_number: h.block,
       }));
-      await insertRows(trx, 'token_holders', holderRows, { ignoreDuplicates: true });
-      await insertRows(trx, 'token_updates', updates);
-      await insertRows(trx, 'skipped_logs', skipped, { ignoreDuplicates: true });
+      await insertMany(this.database, trx, 'token_holders', holderRows, (oc) => oc.doNothing());
+      await insertMany(this.database, trx, 'token_updates', updates);
+      await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
       const hashes = new Map<number, string>([
         [to, toHash],
         ...[...blockInfo].map(([b, info]) => [Number(BigInt(b)), info.hash] as [number, string]),
       ]);
       const blockRows = [...hashes].map(([number, hash]) => ({ chain_id: this.chainId, number, hash }));
-      for (let i = 0; i < blockRows.length; i += 500) {
-        await trx
-          .insertInto('index_blocks')
-          .values(blockRows.slice(i, i + 500))
-          .onConflict((oc) =>
-            oc.columns(['chain_id', 'number']).doUpdateSet({ hash: (eb) => eb.ref('excluded.hash') }),
-          )
-          .execute();
-      }
+      await insertMany(this.database, trx, 'index_blocks', blockRows, (oc) =>
+        oc.columns(['chain_id', 'number']).doUpdateSet({ hash: (eb) => eb.ref('excluded.hash') }),
+      );
       await trx
         .deleteFrom('index_blocks')
         .where('chain_id', '=', this.chainId)
@@ -809,29 +825,6 @@ export class ChainIndexer {
         .onConflict((oc) => oc.column('chain_id').doUpdateSet({ indexed_through: to }))
         .execute();
     });
-  }
-}
-
-/** Inserts rows in statements of 500 (well inside both databases' parameter limits). */
-async function insertRows<
-  T extends
-    | 'trades'
-    | 'fee_credits'
-    | 'announcements'
-    | 'fee_events'
-    | 'token_holders'
-    | 'token_updates'
-    | 'skipped_logs',
->(
-  trx: Transaction<Tables>,
-  table: T,
-  rows: Insertable<Tables[T]>[],
-  opts: { ignoreDuplicates?: boolean } = {},
-): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) {
-    let insert = trx.insertInto(table).values(rows.slice(i, i + 500) as never);
-    if (opts.ignoreDuplicates) insert = insert.onConflict((oc) => oc.doNothing());
-    await insert.execute();
   }
 }
 

@@ -3,7 +3,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type Insertable,
+  Kysely,
+  type OnConflictBuilder,
+  type OnConflictDoNothingBuilder,
+  type OnConflictUpdateBuilder,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  sql,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { migrate } from './migrations.ts';
 
@@ -222,6 +233,58 @@ export interface Database {
   kind: 'sqlite' | 'postgres';
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** SQLite: runs one statement once per parameter list, on the connection (so inside its transaction). */
+  runEach?(text: string, parameterLists: unknown[][]): void;
+}
+
+/** The tables `insertMany` writes (the indexer's ranges). */
+export type BulkTable =
+  | 'trades'
+  | 'fee_credits'
+  | 'announcements'
+  | 'fee_events'
+  | 'token_holders'
+  | 'token_updates'
+  | 'skipped_logs'
+  | 'index_blocks';
+
+/**
+ * Inserts rows of one shape in an open transaction (`conflict`: what a duplicate key does). SQLite: one
+ * single-row statement, prepared once and run per row; kysely would build, and SQLite parse, a statement
+ * of up to 500 rows each time (about 5 µs a row of a 10 µs insert, profiled on an indexer range).
+ * PostgreSQL: statements of 500 rows, one round trip each (well inside its parameter limit).
+ */
+export async function insertMany<T extends BulkTable>(
+  database: Database,
+  trx: Transaction<Tables>,
+  table: T,
+  rows: Insertable<Tables[T]>[],
+  conflict?: (
+    oc: OnConflictBuilder<Tables, T>,
+  ) => OnConflictDoNothingBuilder<Tables, T> | OnConflictUpdateBuilder<Tables, T>,
+): Promise<void> {
+  const statement = (chunk: Insertable<Tables[T]>[]) => {
+    const insert = trx.insertInto(table).values(chunk as never);
+    return conflict ? insert.onConflict(conflict as never) : insert;
+  };
+  const first = rows[0] as Record<string, unknown> | undefined;
+  if (database.runEach && first) {
+    // kysely leaves out undefined values (the column's default): every row must set the same columns.
+    const columns = Object.keys(first).filter((c) => first[c] !== undefined);
+    const values = (r: Record<string, unknown>) => columns.map((c) => r[c]);
+    const sameShape = (r: Record<string, unknown>) =>
+      Object.keys(r).filter((c) => r[c] !== undefined).length === columns.length &&
+      columns.every((c) => r[c] !== undefined);
+    const single = statement([rows[0] as Insertable<Tables[T]>]).compile();
+    if (single.parameters.length === columns.length && rows.every((r) => sameShape(r as never))) {
+      database.runEach(
+        single.sql,
+        rows.map((r) => values(r as never)),
+      );
+      return;
+    }
+  }
+  for (let i = 0; i < rows.length; i += 500) await statement(rows.slice(i, i + 500)).execute();
 }
 
 /**
@@ -240,9 +303,39 @@ async function switchToWal(file: SqliteDatabase.Database): Promise<void> {
   }
 }
 
+/** How many prepared SQLite statements are kept (least recently used dropped first). */
+const KEPT_STATEMENTS = 256;
+
+/**
+ * The SQLite file as kysely's dialect sees it, with its prepared statements kept by SQL text: kysely
+ * prepares every query it runs, and the same texts recur (an indexer range's 500-row inserts, every
+ * route's reads). One connection runs one query at a time (kysely's driver), so a kept statement is
+ * never in use twice; SQLite re-prepares it by itself after a schema change.
+ */
+function keepingStatements(file: SqliteDatabase.Database) {
+  const kept = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (text: string) => {
+    let statement = kept.get(text);
+    if (statement) kept.delete(text);
+    else statement = file.prepare(text);
+    kept.set(text, statement); // most recently used last
+    if (kept.size > KEPT_STATEMENTS) kept.delete(kept.keys().next().value as string);
+    return statement;
+  };
+  return {
+    close: () => file.close(),
+    prepare,
+    runEach(text: string, parameterLists: unknown[][]) {
+      const statement = prepare(text);
+      for (const parameters of parameterLists) statement.run(parameters);
+    },
+  } satisfies SqliteDialectConfig['database'] & Pick<Database, 'runEach'>;
+}
+
 export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
   let db: Kysely<Tables>;
   let kind: Database['kind'];
+  let statements: ReturnType<typeof keepingStatements> | undefined;
   if (opts.databaseUrl) {
     kind = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
@@ -259,12 +352,14 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     file.pragma('busy_timeout = 5000');
     await switchToWal(file);
     file.pragma('synchronous = NORMAL');
-    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
+    statements = keepingStatements(file);
+    db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   }
   await migrate(db, kind);
   return {
     db,
     kind,
+    ...(statements ? { runEach: statements.runEach } : {}),
     async ping() {
       await sql`select 1`.execute(db);
     },
