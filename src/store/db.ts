@@ -308,8 +308,8 @@ const KEPT_STATEMENTS = 256;
 
 /**
  * The SQLite file as kysely's dialect sees it, with its prepared statements kept by SQL text: kysely
- * prepares every query it runs, and the same texts recur (an indexer range's 500-row inserts, every
- * route's reads). One connection runs one query at a time (kysely's driver), so a kept statement is
+ * prepares every query it runs, and the same texts recur (every route's reads, the indexer's
+ * single-row inserts). One connection runs one query at a time (kysely's driver), so a kept statement is
  * never in use twice; SQLite re-prepares it by itself after a schema change.
  */
 function keepingStatements(file: SqliteDatabase.Database) {
