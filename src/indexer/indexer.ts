@@ -51,6 +51,9 @@ const EVENTS: Abi = [
 const TOPICS = EVENTS.map((e) => toEventSelector(e as never));
 const LAUNCHED_TOPIC = toEventSelector('Launched(address,bytes32,address,address,uint256,int24)');
 const SWAP_TOPIC = toEventSelector(SWAP_ABI[0]);
+/** The range's Launched logs, before decoding: the token is the first indexed field. */
+const launchLogsOf = (logs: Log[]) => logs.filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1]);
+const launchedToken = (log: Log) => checksum(`0x${(log.topics[1] as Hex).slice(26)}`);
 /** Events of the launch tokens themselves: transfers (holder candidates) and metadata updates. */
 const TOKEN_EVENTS: Abi = events(A.LaunchTokenAbi, [
   'Transfer',
@@ -212,9 +215,7 @@ export class ChainIndexer {
       .select('address')
       .where('chain_id', '=', this.chainId)
       .execute();
-    const launchedNow = (logs as Log[])
-      .filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1])
-      .map((l) => checksum(`0x${(l.topics[1] as Hex).slice(26)}`));
+    const launchedNow = launchLogsOf(logs as Log[]).map(launchedToken);
     const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
     // Fetched while `apply` reads what the range's own logs need.
     const tokenLogs = this.tokenLogs(through + 1, to, tokens);
@@ -431,13 +432,13 @@ export class ChainIndexer {
     // fee recipient, missing blocks, and the senders of the swaps. The trader is the transaction's
     // sender: the receipt carries it (a receipt is stored with its sender, unlike a transaction whose
     // sender the node must recover).
-    const launchLogs = logs.filter((l) => l.topics[0] === LAUNCHED_TOPIC && l.topics[1]);
+    const launchLogs = launchLogsOf(logs);
     const swapTxs = [
       ...new Set(logs.filter((l) => l.topics[0] === SWAP_TOPIC).map((l) => l.transactionHash)),
     ];
     const requests: RpcRequest[] = [
       ...launchLogs.flatMap((log) => {
-        const token = checksum(`0x${(log.topics[1] as Hex).slice(26)}`);
+        const token = launchedToken(log);
         const at = (to: Address, data: Hex) => ({
           method: 'eth_call',
           params: [{ to, data }, log.blockNumber],
