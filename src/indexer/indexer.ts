@@ -25,7 +25,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
-import { checksum, decodeLog } from './decodeLog.ts';
+import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchWords } from './words.ts';
 
@@ -129,6 +129,137 @@ interface Log {
 }
 
 const num = (v: number | string | bigint) => Number(v);
+
+/** A decoded log, with its `string` arguments as safe text. */
+interface Decoded {
+  log: Log;
+  event: DecodedEvent;
+  strings: Record<string, ChainText>;
+}
+
+/** A launch token's pool: the token and its quote. */
+interface Pool {
+  address: string;
+  quote_address: string;
+}
+
+/** Where a log is: the key of every row made from one. */
+const positionOf = (chainId: ChainId, log: Log) => ({
+  chain_id: chainId,
+  tx_hash: log.transactionHash,
+  log_index: Number(BigInt(log.logIndex)),
+  block_number: Number(BigInt(log.blockNumber)),
+});
+
+/**
+ * The trades of a range (each PoolManager Swap of a launch pool, joined with the hook's Trade) and the
+ * fee components credited for them, from its decoded logs. A trade's trader and time are left for the
+ * caller: they come from the node.
+ */
+function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools: Map<Hex, Pool>) {
+  // The hook's Trade events by transaction, for the join below.
+  const tradeEvents = new Map<Hex, Decoded[]>();
+  const creditEvents = new Map<Hex, Decoded[]>();
+  for (const d of decoded) {
+    const by =
+      d.event.eventName === 'Trade'
+        ? tradeEvents
+        : d.event.eventName === 'FeeComponentCredited'
+          ? creditEvents
+          : null;
+    const list = by?.get(d.log.transactionHash);
+    if (list) list.push(d);
+    else by?.set(d.log.transactionHash, [d]);
+  }
+  const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
+  const credits: Insertable<Tables['fee_credits']>[] = [];
+  const trades = swaps.flatMap(({ log, event }) => {
+    const s = event.args as unknown as {
+      id: Hex;
+      amount0: bigint;
+      amount1: bigint;
+      sqrtPriceX96: bigint;
+    };
+    const token = pools.get(s.id);
+    if (!token) return []; // a pool of another hook
+    // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
+    // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
+    // nearest Trade after this Swap.
+    const swapIndex = Number(BigInt(log.logIndex));
+    const trade = (tradeEvents.get(log.transactionHash) ?? [])
+      .filter(
+        (d) =>
+          (d.event.args as unknown as { poolId: Hex }).poolId === s.id &&
+          Number(BigInt(d.log.logIndex)) > swapIndex,
+      )
+      .sort((a, b) => Number(BigInt(a.log.logIndex) - BigInt(b.log.logIndex)))[0];
+    const t = trade?.event.args as { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
+    if (trade) {
+      // The fee components credited for this swap: the hook's credits of this pool between the
+      // previous Trade of the pool in the transaction and this one (buys credit before the swap,
+      // sells after it; each swap ends with its Trade).
+      const previous = Math.max(
+        -1,
+        ...(tradeEvents.get(log.transactionHash) ?? [])
+          .filter((d) => (d.event.args as unknown as { poolId: Hex }).poolId === s.id)
+          .map(logIndex)
+          .filter((i) => i < logIndex(trade)),
+      );
+      for (const c of creditEvents.get(log.transactionHash) ?? []) {
+        const a = c.event.args as unknown as {
+          poolId: Hex;
+          componentId: Hex;
+          recipient: Address;
+          currency: Address;
+          amount: bigint;
+        };
+        if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= logIndex(trade)) continue;
+        credits.push({
+          ...positionOf(chainId, c.log),
+          swap_log_index: swapIndex,
+          component: chainText32(a.componentId).text.slice(0, 32),
+          recipient: checksum(a.recipient),
+          currency: checksum(a.currency),
+          amount: a.amount.toString(),
+        });
+      }
+    }
+    const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
+    const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
+    const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
+    const fee = t?.totalFeeAmount ?? 0n;
+    // Swap amounts exclude the hook fee: a buy's input is the pool's quote plus the fee; a sell's
+    // output is the pool's quote minus it.
+    const buy = tokenDelta > 0n;
+    const quoteAmount = buy ? abs(quoteDelta) + fee : abs(quoteDelta) - fee;
+    return [
+      {
+        log,
+        row: {
+          chain_id: chainId,
+          tx_hash: log.transactionHash,
+          log_index: Number(BigInt(log.logIndex)),
+          block_number: Number(BigInt(log.blockNumber)),
+          block_hash: log.blockHash,
+          timestamp: 0, // filled in with the block's time
+          token: token.address,
+          trader: zeroAddress as string, // filled in from the receipt
+          side: buy ? 'buy' : 'sell',
+          amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
+          amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
+          quote_amount_raw: quoteAmount.toString(),
+          token_amount_raw: abs(tokenDelta).toString(),
+          fee_raw: fee.toString(),
+          fee_currency: token.quote_address,
+          referrer: t && t.referrer !== zeroAddress ? checksum(t.referrer) : null,
+          comment: t ? chainText32(t.comment).text : '',
+          sqrt_price_x96: s.sqrtPriceX96.toString(),
+        } satisfies Insertable<Tables['trades']>,
+      },
+    ];
+  });
+  return { trades, credits };
+}
 
 export class ChainIndexer {
   private seenHead = -1;
@@ -407,19 +538,43 @@ export class ChainIndexer {
     }
   }
 
+  /** The pools of `swaps` that are launch pools: of tokens indexed before, or launched in `launches`. */
+  private async poolsOf(swaps: Decoded[], launches: Decoded[]): Promise<Map<Hex, Pool>> {
+    const ids = [...new Set(swaps.map((d) => (d.event.args as unknown as { id: Hex }).id))];
+    const known = ids.length
+      ? await this.database.db
+          .selectFrom('tokens')
+          .select(['pool_id', 'address', 'quote_address'])
+          .where('chain_id', '=', this.chainId)
+          .where('pool_id', 'in', ids)
+          .execute()
+      : [];
+    const pools = new Map<Hex, Pool>(known.map((t) => [t.pool_id as Hex, t]));
+    for (const { event } of launches) {
+      const a = event.args as unknown as { token: Address; poolId: Hex; quoteToken: Address };
+      pools.set(a.poolId, { address: checksum(a.token), quote_address: checksum(a.quoteToken) });
+    }
+    return pools;
+  }
+
   private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Promise<Log[]>): Promise<void> {
     // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
     // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
     const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
+    const asked = new Set<Hex>();
+    /** The blocks of `list` whose time is not known yet nor asked for (and now marked as asked). */
     const untimed = (list: Log[]) => {
-      const missing = new Set<Hex>();
+      const missing: Hex[] = [];
       for (const l of list) {
-        if (blockInfo.has(l.blockNumber) || missing.has(l.blockNumber)) continue;
-        if (l.blockTimestamp === undefined) missing.add(l.blockNumber);
-        else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
+        if (blockInfo.has(l.blockNumber) || asked.has(l.blockNumber)) continue;
+        if (l.blockTimestamp === undefined) {
+          asked.add(l.blockNumber);
+          missing.push(l.blockNumber);
+        } else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
       }
-      return [...missing];
+      return missing;
     };
+    const timeOf = (log: Log) => blockInfo.get(log.blockNumber)?.timestamp ?? 0;
     const getBlock = (b: Hex) => ({ method: 'eth_getBlockByNumber', params: [b, false] });
     const setBlocks = (blocks: Hex[], answers: unknown[]) =>
       answers.forEach((answer, i) => {
@@ -461,7 +616,7 @@ export class ChainIndexer {
     reads.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
     const skipped: Insertable<Tables['skipped_logs']>[] = [];
-    const decode = (abi: Abi, list: Log[]) =>
+    const decode = (abi: Abi, list: Log[]): Decoded[] =>
       list.flatMap((log) => {
         try {
           // The event by its topic, so viem decodes against one item instead of searching the ABI.
@@ -487,9 +642,28 @@ export class ChainIndexer {
       });
     const decoded = decode(EVENTS, logs);
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
-    const trades = decoded.filter((d) => d.event.eventName === 'Swap');
     // The token logs (one request) are in by now, as a rule: decoded while the range's reads still come.
     const tokenEvents = decode(TOKEN_EVENTS, await tokenLogs);
+    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
+    // ContractURIUpdated carries no value: the URI is read at the block of the event.
+    const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
+    const uriBlocks = untimed(uriUpdates.map((d) => d.log));
+    const late = this.endpoint.batchResultsInChunks<unknown>([
+      ...uriBlocks.map(getBlock),
+      ...uriUpdates.map((d) => ({
+        method: 'eth_call',
+        params: [
+          { to: d.log.address, data: encodeFunctionData({ abi: TOKEN_VIEWS, functionName: 'contractURI' }) },
+          d.log.blockNumber,
+        ],
+      })),
+    ]);
+    late.catch(() => {}); // awaited below, as `reads`
+    // The rows that need nothing from those reads are built while they come; a trade's trader and time
+    // are filled in when they are in.
+    const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
+    const pools = await this.poolsOf(swaps, launches);
+    const { trades, credits } = tradeRows(this.chainId, decoded, swaps, pools);
     const answers = await reads;
     let at = 0;
     const next = (n: number) => answers.slice(at, (at += n));
@@ -502,28 +676,14 @@ export class ChainIndexer {
       const receipt = answer as { from: Address } | null;
       if (receipt) senders.set(swapTxs[i] as Hex, checksum(receipt.from));
     });
-    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
-    // ContractURIUpdated carries no value: the URI is read at the block of the event.
-    const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
-    const uriBlocks = untimed(uriUpdates.map((d) => d.log));
-    const late = await this.endpoint.batchResultsInChunks<unknown>([
-      ...uriBlocks.map(getBlock),
-      ...uriUpdates.map((d) => ({
-        method: 'eth_call',
-        params: [
-          { to: d.log.address, data: encodeFunctionData({ abi: TOKEN_VIEWS, functionName: 'contractURI' }) },
-          d.log.blockNumber,
-        ],
-      })),
-    ]);
-    setBlocks(uriBlocks, late.slice(0, uriBlocks.length));
-    const uris = late.slice(uriBlocks.length) as Hex[];
-    const position = (log: Log) => ({
-      chain_id: this.chainId,
-      tx_hash: log.transactionHash,
-      log_index: Number(BigInt(log.logIndex)),
-      block_number: Number(BigInt(log.blockNumber)),
-    });
+    for (const { log, row } of trades) {
+      row.trader = senders.get(log.transactionHash) ?? zeroAddress;
+      row.timestamp = timeOf(log);
+    }
+    const lateAnswers = await late;
+    setBlocks(uriBlocks, lateAnswers.slice(0, uriBlocks.length));
+    const uris = lateAnswers.slice(uriBlocks.length) as Hex[];
+    const position = (log: Log) => positionOf(this.chainId, log);
     // Changes to token fields after launch, in log order.
     const updates = [
       ...tokenEvents.flatMap(({ log, event, strings }) => {
@@ -614,7 +774,7 @@ export class ChainIndexer {
             block_number: Number(BigInt(log.blockNumber)),
             log_index: Number(BigInt(log.logIndex)),
             tx_hash: log.transactionHash,
-            created_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+            created_at: timeOf(log),
             current_creator: checksum(a.originalCreator),
             fee_recipient: feeRecipient,
             launch_supply: a.launchSupply.toString(),
@@ -634,117 +794,13 @@ export class ChainIndexer {
           .execute();
         await this.writeWords(trx, checksum(a.token), name.text, symbol.text, log.blockNumber);
       }
-      // Pools of launch tokens (known before this range, or launched in it).
-      const poolIds = trades.map((d) => (d.event.args as unknown as { id: Hex }).id);
-      const pools = poolIds.length
-        ? await trx
-            .selectFrom('tokens')
-            .selectAll()
-            .where('chain_id', '=', this.chainId)
-            .where('pool_id', 'in', [...new Set(poolIds)])
-            .execute()
-        : [];
-      // The hook's Trade events by transaction, for the join below.
-      const tradeEvents = new Map<Hex, typeof decoded>();
-      const creditEvents = new Map<Hex, typeof decoded>();
-      for (const d of decoded) {
-        const by =
-          d.event.eventName === 'Trade'
-            ? tradeEvents
-            : d.event.eventName === 'FeeComponentCredited'
-              ? creditEvents
-              : null;
-        const list = by?.get(d.log.transactionHash);
-        if (list) list.push(d);
-        else by?.set(d.log.transactionHash, [d]);
-      }
-      const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
-      const creditRows: Insertable<Tables['fee_credits']>[] = [];
-      const tradeRows = trades.flatMap(({ log, event }) => {
-        const s = event.args as unknown as {
-          id: Hex;
-          amount0: bigint;
-          amount1: bigint;
-          sqrtPriceX96: bigint;
-        };
-        const token = pools.find((p) => p.pool_id === s.id);
-        if (!token) return []; // a pool of another hook
-        // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
-        // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
-        // nearest Trade after this Swap.
-        const swapIndex = Number(BigInt(log.logIndex));
-        const trade = (tradeEvents.get(log.transactionHash) ?? [])
-          .filter(
-            (d) =>
-              (d.event.args as unknown as { poolId: Hex }).poolId === s.id &&
-              Number(BigInt(d.log.logIndex)) > swapIndex,
-          )
-          .sort((a, b) => Number(BigInt(a.log.logIndex) - BigInt(b.log.logIndex)))[0];
-        const t = trade?.event.args as
-          { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
-        if (trade) {
-          // The fee components credited for this swap: the hook's credits of this pool between the
-          // previous Trade of the pool in the transaction and this one (buys credit before the swap,
-          // sells after it; each swap ends with its Trade).
-          const previous = Math.max(
-            -1,
-            ...(tradeEvents.get(log.transactionHash) ?? [])
-              .filter((d) => (d.event.args as unknown as { poolId: Hex }).poolId === s.id)
-              .map(logIndex)
-              .filter((i) => i < logIndex(trade)),
-          );
-          for (const c of creditEvents.get(log.transactionHash) ?? []) {
-            const a = c.event.args as unknown as {
-              poolId: Hex;
-              componentId: Hex;
-              recipient: Address;
-              currency: Address;
-              amount: bigint;
-            };
-            if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= logIndex(trade)) continue;
-            creditRows.push({
-              ...position(c.log),
-              swap_log_index: swapIndex,
-              component: chainText32(a.componentId).text.slice(0, 32),
-              recipient: checksum(a.recipient),
-              currency: checksum(a.currency),
-              amount: a.amount.toString(),
-            });
-          }
-        }
-        const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
-        const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
-        const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
-        const fee = t?.totalFeeAmount ?? 0n;
-        // Swap amounts exclude the hook fee: a buy's input is the pool's quote plus the fee; a sell's
-        // output is the pool's quote minus it.
-        const buy = tokenDelta > 0n;
-        const quoteAmount = buy ? abs(quoteDelta) + fee : abs(quoteDelta) - fee;
-        return [
-          {
-            chain_id: this.chainId,
-            tx_hash: log.transactionHash,
-            log_index: Number(BigInt(log.logIndex)),
-            block_number: Number(BigInt(log.blockNumber)),
-            block_hash: log.blockHash,
-            timestamp: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
-            token: token.address,
-            trader: senders.get(log.transactionHash) ?? zeroAddress,
-            side: buy ? 'buy' : 'sell',
-            amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
-            amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
-            quote_amount_raw: quoteAmount.toString(),
-            token_amount_raw: abs(tokenDelta).toString(),
-            fee_raw: fee.toString(),
-            fee_currency: token.quote_address,
-            referrer: t && t.referrer !== zeroAddress ? checksum(t.referrer) : null,
-            comment: t ? chainText32(t.comment).text : '',
-            sqrt_price_x96: s.sqrtPriceX96.toString(),
-          },
-        ];
-      });
-      await insertMany(this.database, trx, 'trades', tradeRows);
-      await insertMany(this.database, trx, 'fee_credits', creditRows);
+      await insertMany(
+        this.database,
+        trx,
+        'trades',
+        trades.map((t) => t.row),
+      );
+      await insertMany(this.database, trx, 'fee_credits', credits);
       await insertMany(
         this.database,
         trx,
@@ -768,7 +824,7 @@ export class ChainIndexer {
                 description: strings.description?.raw ?? null,
                 uri: strings.announcementURI?.raw ?? null,
               }),
-              posted_at: blockInfo.get(log.blockNumber)?.timestamp ?? 0,
+              posted_at: timeOf(log),
             };
           }),
       );

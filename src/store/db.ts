@@ -271,16 +271,18 @@ export async function insertMany<T extends BulkTable>(
   if (database.runEach && first) {
     // kysely leaves out undefined values (the column's default): every row must set the same columns.
     const columns = Object.keys(first).filter((c) => first[c] !== undefined);
-    const values = (r: Record<string, unknown>) => columns.map((c) => r[c]);
-    const sameShape = (r: Record<string, unknown>) =>
-      Object.keys(r).filter((c) => r[c] !== undefined).length === columns.length &&
-      columns.every((c) => r[c] !== undefined);
+    const lists: unknown[][] = [];
+    for (const row of rows as Record<string, unknown>[]) {
+      const list = columns.map((c) => row[c]);
+      // Counting the defined values is enough: those of `columns` are all there.
+      let defined = 0;
+      for (const c in row) if (row[c] !== undefined) defined++;
+      if (defined !== columns.length || list.includes(undefined)) break;
+      lists.push(list);
+    }
     const single = statement([rows[0] as Insertable<Tables[T]>]).compile();
-    if (single.parameters.length === columns.length && rows.every((r) => sameShape(r as never))) {
-      database.runEach(
-        single.sql,
-        rows.map((r) => values(r as never)),
-      );
+    if (single.parameters.length === columns.length && lists.length === rows.length) {
+      database.runEach(single.sql, lists);
       return;
     }
   }

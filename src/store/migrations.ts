@@ -389,6 +389,12 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema.alterTable('market_state').addColumn('native_usd_at', 'bigint').execute();
     },
   },
+  '0013_tokens_pool': {
+    async up(db: AnyDb) {
+      // The indexer finds the launch token of each swapped pool by its pool id, every range.
+      await db.schema.createIndex('tokens_pool').on('tokens').columns(['chain_id', 'pool_id']).execute();
+    },
+  },
 });
 
 /**
