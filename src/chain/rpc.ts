@@ -94,14 +94,21 @@ export class RpcEndpoint {
    * `batchResults` for many requests: batches of at most `size` (providers cap batch sizes), up to
    * `parallel` of them in flight at once (a node answers separate batches concurrently).
    */
-  async batchResultsInChunks<T>(requests: RpcRequest[], size = 100, parallel = 4): Promise<T[]> {
+  async batchResultsInChunks<T>(
+    requests: RpcRequest[],
+    size = 100,
+    parallel = 4,
+    keep: (result: unknown, request: RpcRequest) => T = (result) => result as T,
+  ): Promise<T[]> {
     const chunks: RpcRequest[][] = [];
     for (let i = 0; i < requests.length; i += size) chunks.push(requests.slice(i, i + size));
     const results: T[][] = new Array(chunks.length);
     let next = 0;
     const worker = async () => {
-      for (let i = next++; i < chunks.length; i = next++)
-        results[i] = await this.batchResults<T>(chunks[i] as RpcRequest[]);
+      for (let i = next++; i < chunks.length; i = next++) {
+        const chunk = chunks[i] as RpcRequest[];
+        results[i] = (await this.batchResults(chunk)).map((r, j) => keep(r, chunk[j] as RpcRequest));
+      }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, chunks.length) }, worker));
     return results.flat();

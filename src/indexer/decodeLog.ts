@@ -22,9 +22,6 @@ const WORD = /^[0-9a-fA-F]{64}$/;
 const TWO_256 = 1n << 256n;
 const TWO_255 = 1n << 255n;
 
-/** Whether every input of the event is one static word. */
-const wordsOnly = new WeakMap<AbiEvent, boolean>();
-
 /** Checksummed addresses by lowercase form; cleared when large (a plain map, no LRU bookkeeping). */
 const checksums = new Map<string, Hex>();
 /** `getAddress` for addresses the indexer sees over and over (contracts, pools, active traders). */
@@ -39,44 +36,77 @@ export function checksum(address: string): Hex {
   return out;
 }
 
-/** One word's value; throws on a word that is not hex (BigInt and getAddress check it; bytesN here). */
-function word(param: AbiParameter, hex: string): unknown {
+/** Reads one 64-hex-digit word as an input's value; throws on a word that is not hex. */
+type WordReader = (hex: string) => unknown;
+
+/** The reader of a one-word input, computed once per event input (the type string is parsed here). */
+function readerOf(param: AbiParameter): WordReader {
   const type = param.type;
-  if (type === 'address') return checksum(`0x${hex.slice(24)}`);
-  if (type === 'bool') return BigInt(`0x${hex}`) !== 0n;
+  if (type === 'address') return (hex) => checksum(`0x${hex.slice(24)}`);
+  if (type === 'bool') return (hex) => BigInt(`0x${hex}`) !== 0n;
   if (type.startsWith('bytes')) {
-    if (!WORD.test(hex)) throw new Error(`${param.name} is not a 32-byte word`);
-    return `0x${hex.slice(0, 2 * Number(type.slice(5)))}`;
+    const digits = 2 * Number(type.slice(5));
+    return (hex) => {
+      // BigInt and getAddress check the other types' words; bytesN here.
+      if (!WORD.test(hex)) throw new Error(`${param.name} is not a 32-byte word`);
+      return `0x${hex.slice(0, digits)}`;
+    };
   }
   const signed = type.startsWith('int');
   const bits = Number(type.slice(signed ? 3 : 4) || 256);
-  let value = BigInt(`0x${hex}`);
-  if (signed && value >= TWO_255) value -= TWO_256;
-  return bits > 48 ? value : Number(value);
+  return (hex) => {
+    let value = BigInt(`0x${hex}`);
+    if (signed && value >= TWO_255) value -= TWO_256;
+    return bits > 48 ? value : Number(value);
+  };
+}
+
+/** How an event made only of one-word inputs is read; null for any other event. */
+interface WordLayout {
+  topics: number;
+  words: number;
+  inputs: { name: string; indexed: boolean; read: WordReader }[];
+}
+const layouts = new WeakMap<AbiEvent, WordLayout | null>();
+
+function layoutOf(event: AbiEvent): WordLayout | null {
+  let layout = layouts.get(event);
+  if (layout === undefined) {
+    const simple = !event.anonymous && event.inputs.every((i) => i.name && STATIC.test(i.type));
+    const indexed = event.inputs.filter((i) => i.indexed).length;
+    layout = simple
+      ? {
+          topics: indexed + 1,
+          words: event.inputs.length - indexed,
+          inputs: event.inputs.map((i) => ({
+            name: i.name as string,
+            indexed: !!i.indexed,
+            read: readerOf(i),
+          })),
+        }
+      : null;
+    layouts.set(event, layout);
+  }
+  return layout;
 }
 
 /** Decodes `log` as `event` (its topic already matched); throws when the log does not fit the event. */
 export function decodeLog(event: AbiEvent, log: RawLog): DecodedEvent {
-  let simple = wordsOnly.get(event);
-  if (simple === undefined) {
-    simple = !event.anonymous && event.inputs.every((i) => i.name && STATIC.test(i.type));
-    wordsOnly.set(event, simple);
-  }
-  if (!simple) {
+  const layout = layoutOf(event);
+  if (!layout) {
     const decoded = decodeEventLog({ abi: [event], data: log.data, topics: log.topics });
     return { eventName: event.name, args: decoded.args as unknown as Record<string, unknown> };
   }
-  const indexed = event.inputs.filter((i) => i.indexed).length;
-  const words = event.inputs.length - indexed;
-  if (log.topics.length !== indexed + 1) throw new Error(`${event.name}: expected ${indexed + 1} topics`);
-  if (log.data.length < 2 + 64 * words) throw new Error(`${event.name}: data shorter than ${words} words`);
+  if (log.topics.length !== layout.topics) throw new Error(`${event.name}: expected ${layout.topics} topics`);
+  if (log.data.length < 2 + 64 * layout.words)
+    throw new Error(`${event.name}: data shorter than ${layout.words} words`);
   const args: Record<string, unknown> = {};
   let topic = 1;
   let at = 2;
-  for (const input of event.inputs) {
+  for (const input of layout.inputs) {
     const hex = input.indexed ? (log.topics[topic++] as Hex).slice(2) : log.data.slice(at, (at += 64));
     if (hex.length !== 64) throw new Error(`${event.name}: ${input.name} is not a 32-byte word`);
-    args[input.name as string] = word(input, hex);
+    args[input.name] = input.read(hex);
   }
   return { eventName: event.name, args };
 }

@@ -75,6 +75,18 @@ function eventByTopic(abi: Abi): Map<Hex, AbiEvent> {
   }
   return map;
 }
+const STRING_INPUTS = new WeakMap<AbiEvent, boolean>();
+/** Whether an event has `string` inputs (read apart as safe text), computed once per event. */
+function hasStrings(event: AbiEvent): boolean {
+  let has = STRING_INPUTS.get(event);
+  if (has === undefined) {
+    has = event.inputs.some((i) => i.type === 'string');
+    STRING_INPUTS.set(event, has);
+  }
+  return has;
+}
+/** The `strings` of an event without string inputs. */
+const NO_STRINGS: Readonly<Record<string, ChainText>> = Object.freeze({});
 /** Factory events that change a token's creator or fee recipient. */
 const RIGHTS_EVENTS = new Set([
   'CreatorRightsTransferred',
@@ -130,6 +142,18 @@ interface Log {
 
 const num = (v: number | string | bigint) => Number(v);
 
+/** Whether logs (and the range's end block) show a block number with two hashes: a reorg between reads. */
+function forked(logs: Log[], to: number, toHash: Hex): boolean {
+  const hashes = new Map<number, Hex>([[to, toHash]]);
+  for (const log of logs) {
+    const number = Number(BigInt(log.blockNumber));
+    const seen = hashes.get(number);
+    if (seen === undefined) hashes.set(number, log.blockHash);
+    else if (seen !== log.blockHash) return true;
+  }
+  return false;
+}
+
 /** A decoded log, with its `string` arguments as safe text. */
 interface Decoded {
   log: Log;
@@ -172,8 +196,10 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     else by?.set(d.log.transactionHash, [d]);
   }
   const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
+  const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
   const credits: Insertable<Tables['fee_credits']>[] = [];
-  const trades = swaps.flatMap(({ log, event }) => {
+  const trades = [];
+  for (const { log, event } of swaps) {
     const s = event.args as unknown as {
       id: Hex;
       amount0: bigint;
@@ -181,30 +207,23 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
       sqrtPriceX96: bigint;
     };
     const token = pools.get(s.id);
-    if (!token) return []; // a pool of another hook
+    if (!token) continue; // a pool of another hook
     // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
     // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
     // nearest Trade after this Swap.
-    const swapIndex = Number(BigInt(log.logIndex));
-    const trade = (tradeEvents.get(log.transactionHash) ?? [])
-      .filter(
-        (d) =>
-          (d.event.args as unknown as { poolId: Hex }).poolId === s.id &&
-          Number(BigInt(d.log.logIndex)) > swapIndex,
-      )
-      .sort((a, b) => Number(BigInt(a.log.logIndex) - BigInt(b.log.logIndex)))[0];
+    const swapIndex = logIndex({ log });
+    const poolTrades = (tradeEvents.get(log.transactionHash) ?? []).filter((d) => poolOf(d) === s.id);
+    let trade: Decoded | undefined;
+    for (const d of poolTrades)
+      if (logIndex(d) > swapIndex && (!trade || logIndex(d) < logIndex(trade))) trade = d;
     const t = trade?.event.args as { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
     if (trade) {
       // The fee components credited for this swap: the hook's credits of this pool between the
       // previous Trade of the pool in the transaction and this one (buys credit before the swap,
       // sells after it; each swap ends with its Trade).
-      const previous = Math.max(
-        -1,
-        ...(tradeEvents.get(log.transactionHash) ?? [])
-          .filter((d) => (d.event.args as unknown as { poolId: Hex }).poolId === s.id)
-          .map(logIndex)
-          .filter((i) => i < logIndex(trade)),
-      );
+      const tradeIndex = logIndex(trade);
+      let previous = -1;
+      for (const d of poolTrades) if (logIndex(d) < tradeIndex) previous = Math.max(previous, logIndex(d));
       for (const c of creditEvents.get(log.transactionHash) ?? []) {
         const a = c.event.args as unknown as {
           poolId: Hex;
@@ -213,13 +232,13 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
           currency: Address;
           amount: bigint;
         };
-        if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= logIndex(trade)) continue;
+        if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= tradeIndex) continue;
         credits.push({
           ...positionOf(chainId, c.log),
           swap_log_index: swapIndex,
           component: chainText32(a.componentId).text.slice(0, 32),
-          recipient: checksum(a.recipient),
-          currency: checksum(a.currency),
+          recipient: a.recipient,
+          currency: a.currency,
           amount: a.amount.toString(),
         });
       }
@@ -232,33 +251,51 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     // output is the pool's quote minus it.
     const buy = tokenDelta > 0n;
     const quoteAmount = buy ? abs(quoteDelta) + fee : abs(quoteDelta) - fee;
-    return [
-      {
-        log,
-        row: {
-          chain_id: chainId,
-          tx_hash: log.transactionHash,
-          log_index: Number(BigInt(log.logIndex)),
-          block_number: Number(BigInt(log.blockNumber)),
-          block_hash: log.blockHash,
-          timestamp: 0, // filled in with the block's time
-          token: token.address,
-          trader: zeroAddress as string, // filled in from the receipt
-          side: buy ? 'buy' : 'sell',
-          amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
-          amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
-          quote_amount_raw: quoteAmount.toString(),
-          token_amount_raw: abs(tokenDelta).toString(),
-          fee_raw: fee.toString(),
-          fee_currency: token.quote_address,
-          referrer: t && t.referrer !== zeroAddress ? checksum(t.referrer) : null,
-          comment: t ? chainText32(t.comment).text : '',
-          sqrt_price_x96: s.sqrtPriceX96.toString(),
-        } satisfies Insertable<Tables['trades']>,
-      },
-    ];
-  });
+    trades.push({
+      log,
+      row: {
+        chain_id: chainId,
+        tx_hash: log.transactionHash,
+        log_index: Number(BigInt(log.logIndex)),
+        block_number: Number(BigInt(log.blockNumber)),
+        block_hash: log.blockHash,
+        timestamp: 0, // filled in with the block's time
+        token: token.address,
+        trader: zeroAddress as string, // filled in from the receipt
+        side: buy ? 'buy' : 'sell',
+        amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
+        amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
+        quote_amount_raw: quoteAmount.toString(),
+        token_amount_raw: abs(tokenDelta).toString(),
+        fee_raw: fee.toString(),
+        fee_currency: token.quote_address,
+        referrer: t && t.referrer !== zeroAddress ? t.referrer : null,
+        comment: t ? chainText32(t.comment).text : '',
+        sqrt_price_x96: s.sqrtPriceX96.toString(),
+      } satisfies Insertable<Tables['trades']>,
+    });
+  }
   return { trades, credits };
+}
+
+/** The holder candidates of a range: each token's first transfer to each address (the row is kept once). */
+function holderRows(chainId: ChainId, transfers: Log[]) {
+  const holders = new Map<
+    string,
+    { chain_id: ChainId; token: string; holder: string; block_number: number }
+  >();
+  for (const t of transfers) {
+    const holder = checksum(`0x${(t.topics[2] as Hex).slice(26)}`);
+    const key = `${t.address}:${holder}`;
+    if (!holders.has(key))
+      holders.set(key, {
+        chain_id: chainId,
+        token: checksum(t.address),
+        holder,
+        block_number: Number(BigInt(t.blockNumber)),
+      });
+  }
+  return [...holders.values()];
 }
 
 export class ChainIndexer {
@@ -312,18 +349,24 @@ export class ChainIndexer {
           .map((a) => checksum(a)),
       ),
     ];
+    const poolManagers = new Set(
+      c.filter((x) => isAddress(x.pool_manager, { strict: false })).map((x) => checksum(x.pool_manager)),
+    );
+    const range = ranged ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
+    // The range's swaps come alone and first: the receipts of their transactions (the traders) are its
+    // largest read, and they are asked for while the rest of its logs come.
+    const swaps = range ? this.swaps(range, [...poolManagers]) : undefined;
     const requests: RpcRequest[] = [
       { method: 'eth_blockNumber', params: [] },
-      ...(ranged
+      ...(range
         ? [
             {
               method: 'eth_getLogs',
               params: [
                 {
-                  fromBlock: numberToHex(through + 1),
-                  toBlock: numberToHex(to),
-                  address: addresses,
-                  topics: [TOPICS],
+                  ...range,
+                  address: addresses.filter((a) => !poolManagers.has(a)),
+                  topics: [TOPICS.filter((t) => t !== SWAP_TOPIC)],
                 },
               ],
             },
@@ -337,22 +380,63 @@ export class ChainIndexer {
     this.seenHead = head;
     // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
     // answers for the range are not used, and the next tick asks again up to the head it reports.
-    if (!ranged || head < to) return 0;
-    const [logs, toBlock] = resultsOf(requests.slice(1), answers.slice(1));
-    if (!toBlock) return 0;
+    if (!swaps || head < to) return 0;
+    const [rest, toBlock] = resultsOf(requests.slice(1), answers.slice(1)) as [Log[], { hash: Hex } | null];
+    if (!toBlock || (await swaps.head) < to) return 0;
+    const logs = [...rest, ...(await swaps.logs)];
+    // The swaps and the other logs come from two requests, which may straddle a reorg: a block seen
+    // with two hashes has the range read again at the next tick.
+    if (forked(logs, to, toBlock.hash)) return 0;
     // Transfers of launch tokens: those known before this range and those launched in it.
     const known = await this.database.db
       .selectFrom('tokens')
       .select('address')
       .where('chain_id', '=', this.chainId)
       .execute();
-    const launchedNow = launchLogsOf(logs as Log[]).map(launchedToken);
+    const launchedNow = launchLogsOf(logs).map(launchedToken);
     const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
     // Fetched while `apply` reads what the range's own logs need.
     const tokenLogs = this.tokenLogs(through + 1, to, tokens);
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
-    await this.apply(logs as Log[], to, (toBlock as { hash: Hex }).hash, tokenLogs);
-    return (logs as Log[]).length;
+    await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
+    return logs.length;
+  }
+
+  /** The PoolManager Swap logs of a range, and the senders of their transactions (from the receipts). */
+  /**
+   * The range's Swap logs of the followed PoolManagers, asked for alone with the node's head, and the
+   * senders of their transactions (the traders), whose receipts are asked for as soon as the logs come.
+   */
+  private swaps(range: { fromBlock: Hex; toBlock: Hex }, poolManagers: Address[]) {
+    const requests: RpcRequest[] = [
+      { method: 'eth_blockNumber', params: [] },
+      // An empty address list would follow every contract.
+      ...(poolManagers.length > 0
+        ? [{ method: 'eth_getLogs', params: [{ ...range, address: poolManagers, topics: [[SWAP_TOPIC]] }] }]
+        : []),
+    ];
+    const answers = this.endpoint.batchResults<unknown>(requests);
+    const head = answers.then(([hex]) => Number(BigInt(hex as Hex)));
+    const logs = answers.then(([, list]) => (list ?? []) as Log[]);
+    const senders = logs.then(async (list) => {
+      const hashes = [...new Set(list.map((l) => l.transactionHash))];
+      const froms = await this.endpoint.batchResultsInChunks(
+        hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
+        100,
+        4,
+        // Only the sender is kept: a receipt carries every log of its transaction.
+        (receipt) => (receipt as { from: Address } | null)?.from,
+      );
+      return new Map(
+        froms.map((from, i) => {
+          // A node that sent the log has the receipt, unless it is not the node that answered here.
+          if (!from) throw new Error(`the node has no receipt for ${hashes[i]}, a transaction of its logs`);
+          return [hashes[i] as Hex, checksum(from)];
+        }),
+      );
+    });
+    for (const p of [head, logs, senders]) p.catch(() => {}); // awaited by tick and apply
+    return { head, logs, senders };
   }
 
   /** Transfers and metadata updates of the launch tokens in the range, 500 tokens per request. */
@@ -552,12 +636,18 @@ export class ChainIndexer {
     const pools = new Map<Hex, Pool>(known.map((t) => [t.pool_id as Hex, t]));
     for (const { event } of launches) {
       const a = event.args as unknown as { token: Address; poolId: Hex; quoteToken: Address };
-      pools.set(a.poolId, { address: checksum(a.token), quote_address: checksum(a.quoteToken) });
+      pools.set(a.poolId, { address: a.token, quote_address: a.quoteToken });
     }
     return pools;
   }
 
-  private async apply(logs: Log[], to: number, toHash: Hex, tokenLogs: Promise<Log[]>): Promise<void> {
+  private async apply(
+    logs: Log[],
+    to: number,
+    toHash: Hex,
+    tokenLogs: Promise<Log[]>,
+    sendersOf: Promise<Map<Hex, Address>>,
+  ): Promise<void> {
     // Each block's hash (for reorg checks) and timestamp come with its logs: nodes add `blockTimestamp`
     // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
     const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
@@ -584,13 +674,10 @@ export class ChainIndexer {
     const blocks = untimed(logs);
     // What the range needs from the node is asked for first, from the raw logs (event topics), and the
     // logs are decoded while it comes: token names and documents at their launch block, the first creator
-    // fee recipient, missing blocks, and the senders of the swaps. The trader is the transaction's
-    // sender: the receipt carries it (a receipt is stored with its sender, unlike a transaction whose
-    // sender the node must recover).
+    // fee recipient and missing blocks. The senders of the swaps (`sendersOf`) were asked before, as soon
+    // as the swaps came: the trader is the transaction's sender, which its receipt carries (a receipt is
+    // stored with its sender, unlike a transaction whose sender the node must recover).
     const launchLogs = launchLogsOf(logs);
-    const swapTxs = [
-      ...new Set(logs.filter((l) => l.topics[0] === SWAP_TOPIC).map((l) => l.transactionHash)),
-    ];
     const requests: RpcRequest[] = [
       ...launchLogs.flatMap((log) => {
         const token = launchedToken(log);
@@ -610,24 +697,22 @@ export class ChainIndexer {
         ];
       }),
       ...blocks.map(getBlock),
-      ...swapTxs.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
     ];
     const reads = this.endpoint.batchResultsInChunks<unknown>(requests);
     reads.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
     const skipped: Insertable<Tables['skipped_logs']>[] = [];
-    const decode = (abi: Abi, list: Log[]): Decoded[] =>
-      list.flatMap((log) => {
+    // Decoded addresses come checksummed (decodeLog, as viem).
+    const decode = (abi: Abi, list: Log[]): Decoded[] => {
+      const out: Decoded[] = [];
+      for (const log of list) {
         try {
           // The event by its topic, so viem decodes against one item instead of searching the ABI.
           const item = eventByTopic(abi).get(log.topics[0]);
           if (!item) throw new Error(`no event with topic ${log.topics[0]}`);
           const event = decodeLog(item, log);
-          const name = String(event.eventName);
-          const strings = item.inputs.some((i) => i.type === 'string')
-            ? eventStrings(abi, name, log.data)
-            : {};
-          return [{ log, event, strings }];
+          const strings = hasStrings(item) ? eventStrings(abi, event.eventName, log.data) : NO_STRINGS;
+          out.push({ log, event, strings });
         } catch (err) {
           skipped.push({
             chain_id: this.chainId,
@@ -637,14 +722,37 @@ export class ChainIndexer {
             address: checksum(log.address),
             reason: String((err as Error).message).slice(0, 500),
           });
-          return [];
         }
-      });
+      }
+      return out;
+    };
     const decoded = decode(EVENTS, logs);
     const launches = decoded.filter((d) => d.event.eventName === 'Launched');
-    // The token logs (one request) are in by now, as a rule: decoded while the range's reads still come.
+    // The rows that need nothing from the node's reads are built while they come; a trade's trader and
+    // time are filled in when they are in.
+    const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
+    const pools = await this.poolsOf(swaps, launches);
+    const { trades, credits } = tradeRows(this.chainId, decoded, swaps, pools);
+    const position = (log: Log) => positionOf(this.chainId, log);
+    const feeEvents = decoded
+      .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
+      .map(({ log, event }) => {
+        const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
+        return {
+          ...position(log),
+          escrow: checksum(log.address),
+          recipient: a.recipient,
+          currency: a.currency,
+          kind: event.eventName === 'Credited' ? ('credited' as const) : ('claimed' as const),
+          amount: a.amount.toString(),
+        };
+      });
+    // The token logs (one request) are in by now, as a rule.
     const tokenEvents = decode(TOKEN_EVENTS, await tokenLogs);
-    const transfers = tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log);
+    const holders = holderRows(
+      this.chainId,
+      tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log),
+    );
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const uriBlocks = untimed(uriUpdates.map((d) => d.log));
@@ -659,11 +767,6 @@ export class ChainIndexer {
       })),
     ]);
     late.catch(() => {}); // awaited below, as `reads`
-    // The rows that need nothing from those reads are built while they come; a trade's trader and time
-    // are filled in when they are in.
-    const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
-    const pools = await this.poolsOf(swaps, launches);
-    const { trades, credits } = tradeRows(this.chainId, decoded, swaps, pools);
     const answers = await reads;
     let at = 0;
     const next = (n: number) => answers.slice(at, (at += n));
@@ -671,11 +774,7 @@ export class ChainIndexer {
     // A decoded launch's views, by its log (a Launched log that does not decode has views but no row).
     const viewsAt = new Map(launchLogs.map((log, i) => [log, i * READS_PER_LAUNCH]));
     setBlocks(blocks, next(blocks.length));
-    const senders = new Map<Hex, Address>();
-    next(swapTxs.length).forEach((answer, i) => {
-      const receipt = answer as { from: Address } | null;
-      if (receipt) senders.set(swapTxs[i] as Hex, checksum(receipt.from));
-    });
+    const senders = await sendersOf;
     for (const { log, row } of trades) {
       row.trader = senders.get(log.transactionHash) ?? zeroAddress;
       row.timestamp = timeOf(log);
@@ -683,7 +782,6 @@ export class ChainIndexer {
     const lateAnswers = await late;
     setBlocks(uriBlocks, lateAnswers.slice(0, uriBlocks.length));
     const uris = lateAnswers.slice(uriBlocks.length) as Hex[];
-    const position = (log: Log) => positionOf(this.chainId, log);
     // Changes to token fields after launch, in log order.
     const updates = [
       ...tokenEvents.flatMap(({ log, event, strings }) => {
@@ -713,11 +811,11 @@ export class ChainIndexer {
           feeRecipient?: Address;
           newRecipient?: Address;
         };
-        const at = { ...position(log), token: checksum(a.token ?? zeroAddress) };
+        const at = { ...position(log), token: a.token ?? zeroAddress };
         const row = (field: string, value: Address) => ({
           ...at,
           field,
-          value: checksum(value),
+          value,
           raw_hex: null,
         });
         if (event.eventName === 'CreatorRightsTransferred')
@@ -759,11 +857,11 @@ export class ChainIndexer {
           .insertInto('tokens')
           .values({
             chain_id: this.chainId,
-            address: checksum(a.token),
+            address: a.token,
             suite_id: suite?.id ?? '',
             market: quote?.route ?? 'standard',
-            quote_address: checksum(a.quoteToken),
-            creator: checksum(a.originalCreator),
+            quote_address: a.quoteToken,
+            creator: a.originalCreator,
             pool_id: a.poolId,
             hook: checksum(suite?.contracts.hook ?? zeroAddress),
             tick_spacing: Number(a.tickSpacing),
@@ -775,24 +873,24 @@ export class ChainIndexer {
             log_index: Number(BigInt(log.logIndex)),
             tx_hash: log.transactionHash,
             created_at: timeOf(log),
-            current_creator: checksum(a.originalCreator),
+            current_creator: a.originalCreator,
             fee_recipient: feeRecipient,
             launch_supply: a.launchSupply.toString(),
           })
           .execute();
         // The launch's values are the first rows of the token's fields.
-        const launched = { ...position(log), token: checksum(a.token) };
+        const launched = { ...position(log), token: a.token };
         await trx
           .insertInto('token_updates')
           .values([
             { ...launched, field: 'name', value: name.text, raw_hex: name.raw },
             { ...launched, field: 'symbol', value: symbol.text, raw_hex: symbol.raw },
             { ...launched, field: 'metadata_uri', value: uri.text, raw_hex: uri.raw },
-            { ...launched, field: 'current_creator', value: checksum(a.originalCreator), raw_hex: null },
+            { ...launched, field: 'current_creator', value: a.originalCreator, raw_hex: null },
             { ...launched, field: 'fee_recipient', value: feeRecipient, raw_hex: null },
           ])
           .execute();
-        await this.writeWords(trx, checksum(a.token), name.text, symbol.text, log.blockNumber);
+        await this.writeWords(trx, a.token, name.text, symbol.text, log.blockNumber);
       }
       await insertMany(
         this.database,
@@ -815,9 +913,9 @@ export class ChainIndexer {
             };
             return {
               ...position(log),
-              token: checksum(a.token),
+              token: a.token,
               announcement_id: a.announcementId,
-              creator: checksum(a.creator),
+              creator: a.creator,
               description: strings.description?.text ?? '',
               uri: strings.announcementURI?.text ?? '',
               raw_hex: rawHexOf({
@@ -828,38 +926,8 @@ export class ChainIndexer {
             };
           }),
       );
-      await insertMany(
-        this.database,
-        trx,
-        'fee_events',
-        decoded
-          .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
-          .map(({ log, event }) => {
-            const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
-            return {
-              ...position(log),
-              escrow: checksum(log.address),
-              recipient: checksum(a.recipient),
-              currency: checksum(a.currency),
-              kind: event.eventName === 'Credited' ? ('credited' as const) : ('claimed' as const),
-              amount: a.amount.toString(),
-            };
-          }),
-      );
-      const holders = new Map<string, { token: string; holder: string; block: number }>();
-      for (const t of transfers) {
-        const holder = checksum(`0x${(t.topics[2] as Hex).slice(26)}`);
-        const key = `${t.address}:${holder}`;
-        if (!holders.has(key))
-          holders.set(key, { token: checksum(t.address), holder, block: Number(BigInt(t.blockNumber)) });
-      }
-      const holderRows = [...holders.values()].map((h) => ({
-        chain_id: this.chainId,
-        token: h.token,
-        holder: h.holder,
-        block_number: h.block,
-      }));
-      await insertMany(this.database, trx, 'token_holders', holderRows, (oc) => oc.doNothing());
+      await insertMany(this.database, trx, 'fee_events', feeEvents);
+      await insertMany(this.database, trx, 'token_holders', holders, (oc) => oc.doNothing());
       await insertMany(this.database, trx, 'token_updates', updates);
       await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
