@@ -92,7 +92,8 @@ export class RpcEndpoint {
 
   /**
    * `batchResults` for many requests: batches of at most `size` (providers cap batch sizes), up to
-   * `parallel` of them in flight at once (a node answers separate batches concurrently).
+   * `parallel` of them in flight at once (a node answers separate batches concurrently). `keep` maps
+   * each result as its batch comes, so that a large answer need not be held until the last one.
    */
   async batchResultsInChunks<T>(
     requests: RpcRequest[],

@@ -181,7 +181,7 @@ const positionOf = (chainId: ChainId, log: Log) => ({
  * caller: they come from the node.
  */
 function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools: Map<Hex, Pool>) {
-  // The hook's Trade events by transaction, for the join below.
+  // The hook's Trade and FeeComponentCredited events by transaction, for the join below.
   const tradeEvents = new Map<Hex, Decoded[]>();
   const creditEvents = new Map<Hex, Decoded[]>();
   for (const d of decoded) {
@@ -198,7 +198,8 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
   const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
   const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
   const credits: Insertable<Tables['fee_credits']>[] = [];
-  const trades = [];
+  const trades: { log: Log; row: Insertable<Tables['trades']> & { trader: string; timestamp: number } }[] =
+    [];
   for (const { log, event } of swaps) {
     const s = event.args as unknown as {
       id: Hex;

@@ -274,7 +274,7 @@ export async function insertMany<T extends BulkTable>(
     const lists: unknown[][] = [];
     for (const row of rows as Record<string, unknown>[]) {
       const list = columns.map((c) => row[c]);
-      // Counting the defined values is enough: those of `columns` are all there.
+      // The same columns: every one of `columns` defined, and no other value defined.
       let defined = 0;
       for (const c in row) if (row[c] !== undefined) defined++;
       if (defined !== columns.length || list.includes(undefined)) break;
