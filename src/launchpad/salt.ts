@@ -19,6 +19,8 @@ export function mineLaunchSalt(
     tokenDeployer: Address;
     creator: Address;
     initCodeHash: Hex;
+    /** Past this many candidates the search stops with an error (default: a million). */
+    maxTries?: number;
   },
   keccak?: Keccak,
 ): LaunchSalt {
@@ -30,6 +32,7 @@ export function mineLaunchSalt(
     // 248 random bits leave room to count up without wrapping.
     start: BigInt(`0x${randomBytes(31).toString('hex')}`) << 8n,
     accept: (address) => address[19] === TOKEN_ADDRESS_SUFFIX,
+    maxTries: opts.maxTries,
   });
   return {
     creatorSalt: mined.salt,
