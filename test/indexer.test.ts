@@ -783,60 +783,82 @@ describe('several indexers on one PostgreSQL database', () => {
   });
 });
 
+/**
+ * A proxy in front of the devnet node: each answer's text passes through `rewrite`, with the request
+ * (a JSON-RPC batch or call) it answers.
+ */
+async function nodeProxy(rewrite: (asked: unknown, answer: string) => string) {
+  const upstream = base.chain.rpc_url;
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then((r) => r.text())
+        .then((text) => {
+          res.setHeader('content-type', 'application/json');
+          res.end(rewrite(JSON.parse(body.toString()), text));
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, close: () => proxy.close() };
+}
+
+/**
+ * An index of its own (SQLite in a temp dir) following the node at `url`, once it has indexed the head
+ * of the devnet as it is now; `stop` ends it and removes its files.
+ */
+async function ownIndex(url: string, onError?: (err: unknown) => void) {
+  await indexed();
+  const dir = mkdtempSync(join(tmpdir(), 'launchpad-own-index-'));
+  const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: dir }));
+  const indexer = startIndexer({
+    database,
+    chains: new ChainClients({ 8453: [url] }, 5000),
+    deployments: Deployments.load(env.gw.settings.manifestsDir),
+    chainIds: [8453],
+    pollMs: 20,
+    marketRefreshMs: 60_000,
+    onError,
+  });
+  const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
+  for (let i = 0; i < 1000; i++) {
+    const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
+    if (row && Number(row.indexed_through) >= head) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  /** The trades up to that head, in chain order. */
+  const trades = (db: typeof database) =>
+    db.db
+      .selectFrom('trades')
+      .select(['tx_hash', 'log_index', 'timestamp', 'trader', 'block_hash'])
+      .where('chain_id', '=', 8453)
+      .where('block_number', '<=', head)
+      .orderBy('block_number')
+      .orderBy('log_index')
+      .execute();
+  const stop = async () => {
+    await indexer.stop();
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { database, trades, stop };
+}
+
 describe('a node whose logs carry no blockTimestamp', () => {
   it('indexes the same trades, times and block hashes by fetching those blocks', async () => {
-    // A proxy in front of the devnet node that drops `blockTimestamp` from every log it returns.
-    const upstream = base.chain.rpc_url;
-    const proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        fetch(upstream, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: Buffer.concat(chunks),
-        })
-          .then((r) => r.text())
-          .then((text) => {
-            res.setHeader('content-type', 'application/json');
-            res.end(text.replace(/"blockTimestamp":"0x[0-9a-f]+",?/g, ''));
-          })
-          .catch(() => res.writeHead(502).end());
-      });
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const dir = mkdtempSync(join(tmpdir(), 'launchpad-untimed-'));
-    const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: dir }));
-    const untimed = startIndexer({
-      database,
-      chains: new ChainClients({ 8453: [`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`] }, 5000),
-      deployments: Deployments.load(env.gw.settings.manifestsDir),
-      chainIds: [8453],
-      pollMs: 20,
-      marketRefreshMs: 60_000,
-    });
+    // The proxy drops `blockTimestamp` from every log it returns.
+    const proxy = await nodeProxy((_, text) => text.replace(/"blockTimestamp":"0x[0-9a-f]+",?/g, ''));
+    const own = await ownIndex(proxy.url);
     try {
-      await indexed();
-      const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
-      for (let i = 0; i < 1000; i++) {
-        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
-        if (row && Number(row.indexed_through) >= head) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const rows = (db: typeof database) =>
-        db.db
-          .selectFrom('trades')
-          .select(['tx_hash', 'log_index', 'timestamp', 'trader', 'block_hash'])
-          .where('chain_id', '=', 8453)
-          .where('block_number', '<=', head)
-          .orderBy('block_number')
-          .orderBy('log_index')
-          .execute();
-      const theirs = await rows(env.gw.database);
+      const theirs = await own.trades(env.gw.database);
       expect(theirs.length).toBeGreaterThan(3);
-      expect(await rows(database)).toEqual(theirs);
+      expect(await own.trades(own.database)).toEqual(theirs);
       // Every block hash kept for reorg checks is the chain's.
-      const kept = await database.db
+      const kept = await own.database.db
         .selectFrom('index_blocks')
         .select(['number', 'hash'])
         .where('chain_id', '=', 8453)
@@ -845,112 +867,67 @@ describe('a node whose logs carry no blockTimestamp', () => {
       for (const b of kept)
         expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
     } finally {
-      await untimed.stop();
-      await database.close();
+      await own.stop();
       proxy.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
 describe('reads of one range that disagree', () => {
   it('indexes nothing of the range until they agree: swaps seen on another fork, a missing receipt', async () => {
-    // A proxy in front of the devnet node: the first receipts it passes on are missing (as from a node
-    // behind the one that sent the logs); then the next two answers for the range's swaps put them in
-    // blocks of another fork (as if a reorg came between that read and the range's other logs).
-    const upstream = base.chain.rpc_url;
+    // The first receipts the proxy passes on are missing (as from a node behind the one that sent the
+    // logs); then the next two answers for the range's swaps put them in blocks of another fork (as if
+    // a reorg came between that read and the range's other logs).
     const swapTopic = '0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f';
     const otherFork = `0x${'ee'.repeat(32)}`;
     let forked = 2;
     let missing = 1;
-    const proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as { method: string; params: unknown[] }[];
-        fetch(upstream, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-          .then((r) => r.json() as Promise<{ id: number; result: unknown }[]>)
-          .then((answers) => {
-            const request = (a: { id: number }) => (Array.isArray(body) ? body[a.id] : undefined);
-            const swaps = answers.filter((a) => {
-              const filter = request(a)?.params?.[0] as { topics?: string[][] } | undefined;
-              return request(a)?.method === 'eth_getLogs' && filter?.topics?.[0]?.[0] === swapTopic;
-            });
-            // First the receipts of one range go missing; then its swaps are twice seen on another fork.
-            const receipts = answers.filter((a) => request(a)?.method === 'eth_getTransactionReceipt');
-            if (receipts.length > 0 && missing > 0) {
-              missing--;
-              for (const a of receipts) a.result = null;
-            }
-            if (swaps.some((a) => (a.result as unknown[]).length > 0) && missing === 0 && forked > 0) {
-              forked--;
-              for (const a of swaps)
-                for (const log of a.result as { blockHash: string }[]) log.blockHash = otherFork;
-            }
-            res.setHeader('content-type', 'application/json');
-            res.end(JSON.stringify(answers));
-          })
-          .catch(() => res.writeHead(502).end());
+    const proxy = await nodeProxy((asked, text) => {
+      const batch = (Array.isArray(asked) ? asked : []) as { method: string; params: unknown[] }[];
+      const answers = JSON.parse(text) as { id: number; result: unknown }[];
+      if (!Array.isArray(answers)) return text;
+      const request = (a: { id: number }) => batch[a.id];
+      const swaps = answers.filter((a) => {
+        const filter = request(a)?.params?.[0] as { topics?: string[][] } | undefined;
+        return request(a)?.method === 'eth_getLogs' && filter?.topics?.[0]?.[0] === swapTopic;
       });
+      const receipts = answers.filter((a) => request(a)?.method === 'eth_getTransactionReceipt');
+      if (receipts.length > 0 && missing > 0) {
+        missing--;
+        for (const a of receipts) a.result = null;
+      }
+      if (swaps.some((a) => (a.result as unknown[]).length > 0) && missing === 0 && forked > 0) {
+        forked--;
+        for (const a of swaps)
+          for (const log of a.result as { blockHash: string }[]) log.blockHash = otherFork;
+      }
+      return JSON.stringify(answers);
     });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     // Swaps of the test's own, so that there are some whatever ran before.
     const { token } = await base.launch(base.account(2), { name: 'Disputed Reads', symbol: 'DISPUTE' });
     await base.advance(21);
     const key = launchPoolKey(token, zeroAddress, 200, base.current.hook);
     for (let i = 0; i < 3; i++) await base.swap(base.account(3), key, zeroAddress, 10n ** 15n);
-    const dir = mkdtempSync(join(tmpdir(), 'launchpad-disagree-'));
-    const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: dir }));
     const errors: string[] = [];
-    const indexer = startIndexer({
-      database,
-      chains: new ChainClients({ 8453: [`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`] }, 5000),
-      deployments: Deployments.load(env.gw.settings.manifestsDir),
-      chainIds: [8453],
-      pollMs: 20,
-      marketRefreshMs: 60_000,
-      onError: (err) => errors.push(String((err as Error).message)),
-    });
+    const own = await ownIndex(proxy.url, (err) => errors.push(String((err as Error).message)));
     try {
-      await indexed();
-      const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
-      for (let i = 0; i < 1000; i++) {
-        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
-        if (row && Number(row.indexed_through) >= head) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
       expect(forked).toBe(0);
       expect(missing).toBe(0);
       expect(errors.some((e) => e.includes('no receipt'))).toBe(true);
       // In the end the same trades, traders and block hashes as the gateway's own index; no hash of the
       // other fork was kept.
-      const rows = (db: typeof database) =>
-        db.db
-          .selectFrom('trades')
-          .select(['tx_hash', 'log_index', 'trader', 'block_hash'])
-          .where('chain_id', '=', 8453)
-          .where('block_number', '<=', head)
-          .orderBy('block_number')
-          .orderBy('log_index')
-          .execute();
-      const theirs = await rows(env.gw.database);
+      const theirs = await own.trades(env.gw.database);
       expect(theirs.length).toBeGreaterThanOrEqual(3);
-      expect(await rows(database)).toEqual(theirs);
-      const kept = await database.db
+      expect(await own.trades(own.database)).toEqual(theirs);
+      const kept = await own.database.db
         .selectFrom('index_blocks')
         .select('hash')
         .where('chain_id', '=', 8453)
         .execute();
       expect(kept.map((b) => b.hash)).not.toContain(otherFork);
     } finally {
-      await indexer.stop();
-      await database.close();
+      await own.stop();
       proxy.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
