@@ -53,10 +53,14 @@ const NONE: string[] = [];
 export class MemoryBackend implements LimiterBackend {
   readonly kind = 'memory' as const;
   private readonly counters = new Map<string, { count: number; endMs: number }>();
-  private readonly slots = new Map<string, Set<string>>();
+  /**
+   * Slots held per key, as a count: the limiter releases each lease once, so the leases themselves need
+   * not be kept (a set of them took and dropped one unique entry per request).
+   */
+  private readonly slots = new Map<string, number>();
   private sweepIn = 10_000;
 
-  admit(counters: CounterCheck[], slots: SlotCheck[], lease: string, nowMs: number): AdmitResult {
+  admit(counters: CounterCheck[], slots: SlotCheck[], _lease: string, nowMs: number): AdmitResult {
     if (--this.sweepIn <= 0) this.sweep(nowMs);
     let refused: string[] | undefined;
     const counts: number[] = new Array(counters.length);
@@ -67,7 +71,7 @@ export class MemoryBackend implements LimiterBackend {
       if (overLimit(count, c.cost, c.limit)) (refused ??= []).push(c.policy);
       counts[i] = count;
     }
-    for (const s of slots) if ((this.slots.get(s.key)?.size ?? 0) >= s.limit) (refused ??= []).push(s.policy);
+    for (const s of slots) if ((this.slots.get(s.key) ?? 0) >= s.limit) (refused ??= []).push(s.policy);
     if (refused) return { admitted: false, counts, refused };
     for (let i = 0; i < counters.length; i++) {
       const c = counters[i] as CounterCheck;
@@ -78,16 +82,16 @@ export class MemoryBackend implements LimiterBackend {
       if (entry && entry.endMs === c.endMs) entry.count = count;
       else this.counters.set(c.key, { count, endMs: c.endMs });
     }
-    for (const s of slots) {
-      let set = this.slots.get(s.key);
-      if (!set) this.slots.set(s.key, (set = new Set()));
-      set.add(lease);
-    }
+    for (const s of slots) this.slots.set(s.key, (this.slots.get(s.key) ?? 0) + 1);
     return { admitted: true, counts, refused: NONE };
   }
 
-  release(slots: SlotCheck[], lease: string): void {
-    for (const s of slots) this.slots.get(s.key)?.delete(lease);
+  release(slots: SlotCheck[]): void {
+    for (const s of slots) {
+      const held = (this.slots.get(s.key) ?? 0) - 1;
+      if (held > 0) this.slots.set(s.key, held);
+      else this.slots.delete(s.key);
+    }
   }
 
   private sweep(nowMs: number) {
