@@ -403,7 +403,6 @@ export class ChainIndexer {
     return logs.length;
   }
 
-  /** The PoolManager Swap logs of a range, and the senders of their transactions (from the receipts). */
   /**
    * The range's Swap logs of the followed PoolManagers, asked for alone with the node's head, and the
    * senders of their transactions (the traders), whose receipts are asked for as soon as the logs come.
@@ -701,6 +700,7 @@ export class ChainIndexer {
     ];
     const reads = this.endpoint.batchResultsInChunks<unknown>(requests);
     reads.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    const position = (log: Log) => positionOf(this.chainId, log);
     // A log that does not decode (anyone can emit anything) is recorded and skipped, never retried.
     const skipped: Insertable<Tables['skipped_logs']>[] = [];
     // Decoded addresses come checksummed (decodeLog, as viem).
@@ -716,10 +716,7 @@ export class ChainIndexer {
           out.push({ log, event, strings });
         } catch (err) {
           skipped.push({
-            chain_id: this.chainId,
-            tx_hash: log.transactionHash,
-            log_index: Number(BigInt(log.logIndex)),
-            block_number: Number(BigInt(log.blockNumber)),
+            ...position(log),
             address: checksum(log.address),
             reason: String((err as Error).message).slice(0, 500),
           });
@@ -734,7 +731,6 @@ export class ChainIndexer {
     const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
     const pools = await this.poolsOf(swaps, launches);
     const { trades, credits } = tradeRows(this.chainId, decoded, swaps, pools);
-    const position = (log: Log) => positionOf(this.chainId, log);
     const feeEvents = decoded
       .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
       .map(({ log, event }) => {

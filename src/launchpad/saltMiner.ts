@@ -10,7 +10,7 @@ import { ApiError } from '../errors.ts';
 import { type Keccak, wasmKeccak } from '../chain/create2.ts';
 import { type LaunchSalt, mineLaunchSalt } from './salt.ts';
 
-type Request = Parameters<typeof import('./salt.ts').mineLaunchSalt>[0];
+type Request = Parameters<typeof mineLaunchSalt>[0];
 type Pending = { resolve: (s: LaunchSalt) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
 
 const BOOTSTRAP = fileURLToPath(new URL('../../bin/worker.js', import.meta.url));
