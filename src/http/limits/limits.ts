@@ -315,20 +315,29 @@ export class Limiter {
         .sort((a, b) => shareLeft(policies, counts, a) - shareLeft(policies, counts, b))[0] as number;
     let ratelimit = '';
     for (const i of shown) {
-      const member = `${structuredQuote((policies[i] as Policy).check.policy)};r=${left(policies, counts, i)};t=${resetIn(policies, i, now)}`;
+      const member = `${structuredQuote((policies[i] as Policy).check.policy)};r=${decimal(left(policies, counts, i))};t=${decimal(resetIn(policies, i, now))}`;
       ratelimit = ratelimit ? `${ratelimit}, ${member}` : member;
     }
     return {
       'ratelimit-policy': policy,
       ratelimit,
       'x-ratelimit-limit': String((policies[minute] as Policy).check.limit),
-      'x-ratelimit-remaining': String(left(policies, counts, minute)),
-      'x-ratelimit-reset': String(resetIn(policies, minute, now)),
+      'x-ratelimit-remaining': decimal(left(policies, counts, minute)),
+      'x-ratelimit-reset': decimal(resetIn(policies, minute, now)),
     };
   }
 }
 
 // The headers' figures, as module functions (no closures per request on this path).
+/**
+ * An integer's decimal digits as a new string. String(n) and `${n}` would store it in V8's
+ * number-to-string cache, which lives in the old generation: a count that changes with every request
+ * put one string per request there, promoted and dropped only by a full GC (RSS grew about 0.8 MB/s
+ * under load until one ran). toFixed(0) skips that cache.
+ */
+function decimal(n: number): string {
+  return n.toFixed(0);
+}
 function left(policies: Policy[], counts: number[], i: number): number {
   return Math.max(0, (policies[i] as Policy).check.limit - (counts[i] ?? 0));
 }
