@@ -85,6 +85,25 @@ async function build(actor: Address, configure: (b: PlanBuilder) => void) {
   });
 }
 
+describe('snapshot reads', () => {
+  it('repeated reads decode alike, and a caller changing an answer does not change the next one', async () => {
+    const usdc = base.quote('USDC');
+    const reads = [
+      { address: base.current.factory, abi: FACTORY, functionName: 'quoteConfig', args: [usdc] },
+      { address: base.current.factory, abi: FACTORY, functionName: 'launchSupply' },
+    ];
+    const first = await withSnapshot(clients, 8453, (s) => s.readAll(reads));
+    const [config, supply] = first as [[boolean, number, number], bigint];
+    expect(config[0]).toBe(true);
+    expect(config[1]).toBe(6);
+    expect(typeof supply).toBe('bigint');
+    config[1] = 99;
+    const second = await withSnapshot(clients, 8453, (s) => s.readAll(reads));
+    expect(second).toEqual([[true, 6, config[2]], supply]);
+    expect(second[0]).not.toBe(config);
+  });
+});
+
 describe('plan engine', () => {
   it('simulates approve-then-spend in order: step 2 succeeds only because of step 1', async () => {
     const creator = base.account(1);

@@ -47,6 +47,70 @@ function functionAbi(abi: Abi, functionName: string): Abi {
 
 export type ReadResult = { ok: true; value: unknown } | { ok: false; reason: string; data?: Hex };
 
+// Live requests repeat the same reads (a factory's settings and quotes, on every GET /config), and the
+// answers rarely change: viem's encode and decode cost a few µs each, most of such a request's CPU.
+// So a read's calldata is kept per function and arguments, and an answer of scalars per raw value (an
+// array of them is handed out as a copy, which its caller may change; structs are decoded each time).
+// Both are bounded, since token and wallet reads are open-ended.
+const MEMO_LIMIT = 1024;
+const MEMO_DATA_CHARS = 1024; // longer answers (strings, byte arrays) are decoded each time
+const CALLDATA = new WeakMap<Abi, Map<string, Hex>>();
+const DECODED = new WeakMap<Abi, Map<string, unknown>>();
+
+function memoOf<T>(memos: WeakMap<Abi, Map<string, T>>, abi: Abi): Map<string, T> {
+  let memo = memos.get(abi);
+  if (!memo) memos.set(abi, (memo = new Map()));
+  else if (memo.size >= MEMO_LIMIT) memo.clear();
+  return memo;
+}
+
+/** The read's arguments as a memo key, when they are numbers, booleans or hex (no key otherwise). */
+function argsKey(args: readonly unknown[] | undefined): string | undefined {
+  if (!args) return '';
+  for (const a of args) {
+    const t = typeof a;
+    if (t !== 'bigint' && t !== 'number' && t !== 'boolean' && !(t === 'string' && HEX.test(a as string)))
+      return undefined;
+  }
+  return args.join(',');
+}
+const HEX = /^0x[0-9a-fA-F]*$/;
+
+/** The read's calldata. */
+function calldataOf(r: ContractRead): Hex {
+  const abi = functionAbi(r.abi, r.functionName);
+  const args = argsKey(r.args);
+  const key = `${r.functionName}(${args})`;
+  const memo = args === undefined ? undefined : memoOf(CALLDATA, abi);
+  let data = memo?.get(key);
+  if (data === undefined) {
+    data = encodeFunctionData({ abi, functionName: r.functionName, args: r.args } as never);
+    memo?.set(key, data);
+  }
+  return data;
+}
+
+/** The read's answer, decoded (throws when it does not decode). */
+function decodedOf(r: ContractRead, data: Hex): unknown {
+  const abi = functionAbi(r.abi, r.functionName);
+  const key = `${r.functionName}:${data}`;
+  const memo = memoOf(DECODED, abi);
+  if (memo.has(key)) {
+    const kept = memo.get(key);
+    return Array.isArray(kept) ? [...kept] : kept;
+  }
+  const value = decodeFunctionResult({ abi, functionName: r.functionName, data } as never);
+  if (data.length > MEMO_DATA_CHARS) return value;
+  if (isScalar(value)) memo.set(key, value);
+  else if (Array.isArray(value) && value.every(isScalar)) {
+    memo.set(key, value);
+    return [...value];
+  }
+  return value;
+}
+
+const isScalar = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function');
+
 /** A call made inside a simulated block. */
 export interface SimulatedCall {
   from: Address;
@@ -195,11 +259,7 @@ export class Snapshot {
         params: [
           {
             to: r.address,
-            data: encodeFunctionData({
-              abi: functionAbi(r.abi, r.functionName),
-              functionName: r.functionName,
-              args: r.args,
-            } as never),
+            data: calldataOf(r),
           },
           tag,
           ...overrides,
@@ -218,12 +278,7 @@ export class Snapshot {
       const r = reads[i] as ContractRead;
       if (!res.ok) return { ok: false, reason: res.error.message, data: revertData(res.error) };
       try {
-        const value = decodeFunctionResult({
-          abi: functionAbi(r.abi, r.functionName),
-          functionName: r.functionName,
-          data: res.result as Hex,
-        } as never);
-        return { ok: true, value };
+        return { ok: true, value: decodedOf(r, res.result as Hex) };
       } catch {
         return {
           ok: false,
