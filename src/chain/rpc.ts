@@ -144,13 +144,19 @@ export class RpcEndpoint {
  * no complete answer came in time, `unreachable` when no answer came at all, `invalid` for a non-2xx.
  */
 function postJson(url: string, payload: string, timeoutMs: number): Promise<string> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  // Not AbortSignal.timeout: its timer cannot be cancelled, and firing after an answer it still builds a
+  // DOMException with a stack (about 12 µs per call, for nothing).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const { signal } = controller;
   // A kept-alive socket the node closed as we reused it: send once more on a fresh one (the gateway's
   // calls are all reads, so repeating one is safe).
-  return attempt(url, payload, signal, true).catch((err: unknown) => {
-    if (err instanceof Retry) return attempt(url, payload, signal, false);
-    throw err;
-  });
+  return attempt(url, payload, signal, true)
+    .catch((err: unknown) => {
+      if (err instanceof Retry) return attempt(url, payload, signal, false);
+      throw err;
+    })
+    .finally(() => clearTimeout(timer));
 }
 
 class Retry extends Error {}
