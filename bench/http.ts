@@ -17,8 +17,8 @@ import {
   warmUp,
 } from './support.ts';
 
-// Rounds of a few seconds swing by ±30 % on a shared 2-core machine: at least 5, for a steadier median.
-const HTTP_ROUNDS = Math.max(ROUNDS, 5);
+// Rounds of a few seconds swing by ±30 % on a shared 2-core machine: at least 7, for a steadier median.
+const HTTP_ROUNDS = Math.max(ROUNDS, 7);
 
 export async function benchHttp() {
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-'));
