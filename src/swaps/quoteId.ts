@@ -1,7 +1,7 @@
 // quote_id: an opaque, HMAC-SHA256-signed token carrying everything prepare needs to re-quote. The
 // secret is QUOTE_SECRET, or one generated once and kept in the database, so every replica on it signs
 // and verifies alike. Verification is constant-time; any change to the token fails it.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../errors.ts';
@@ -39,13 +39,19 @@ export class QuoteSigner {
    * `previous`: the secret before a rotation (QUOTE_SECRET_PREVIOUS), still accepted until `previousUntil`
    * (the quote lifetime after start), so quotes issued just before a rotation can still be prepared.
    */
-  constructor(
-    private readonly secret: Buffer,
-    private readonly previous?: { secret: Buffer; untilMs: number; now: () => number },
-  ) {}
+  // Key objects, made once: createHmac given a Buffer prepares a key on every call (12-15 µs on Node 24,
+  // against about 2 µs with a KeyObject).
+  private readonly key: KeyObject;
+  private readonly previous?: { key: KeyObject; untilMs: number; now: () => number };
 
-  private mac(payload: string, secret = this.secret): Buffer {
-    return createHmac('sha256', secret).update(payload).digest();
+  constructor(secret: Buffer, previous?: { secret: Buffer; untilMs: number; now: () => number }) {
+    this.key = createSecretKey(secret);
+    if (previous)
+      this.previous = { key: createSecretKey(previous.secret), untilMs: previous.untilMs, now: previous.now };
+  }
+
+  private mac(payload: string, key = this.key): Buffer {
+    return createHmac('sha256', key).update(payload).digest();
   }
 
   sign(claims: object): string {
@@ -62,12 +68,12 @@ export class QuoteSigner {
     const [version, payload, mac, extra] = quoteId.split('.');
     if (version !== 'q1' || !payload || !mac || extra !== undefined) throw bad();
     const given = Buffer.from(mac, 'base64url');
-    const matches = (secret: Buffer) => {
-      const expected = this.mac(payload, secret);
+    const matches = (key: KeyObject) => {
+      const expected = this.mac(payload, key);
       return given.length === expected.length && timingSafeEqual(given, expected);
     };
     const p = this.previous;
-    if (!matches(this.secret) && !(p && p.now() < p.untilMs && matches(p.secret))) throw bad();
+    if (!matches(this.key) && !(p && p.now() < p.untilMs && matches(p.key))) throw bad();
     return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
   }
 }
