@@ -330,14 +330,25 @@ export class Limiter {
 
 // The headers' figures, as module functions (no closures per request on this path).
 /**
- * An integer's decimal digits as a new string. String(n) and `${n}` would store it in V8's
- * number-to-string cache, which lives in the old generation: a count that changes with every request
- * put one string per request there, promoted and dropped only by a full GC (RSS grew about 0.8 MB/s
- * under load until one ran). toFixed(0) skips that cache.
+ * A count's decimal digits as a new string. String(n) and `${n}` would store it in V8's number-to-string
+ * cache, which lives in the old generation: a count that changes with every request put one string per
+ * request there, promoted and dropped only by a full GC (RSS grew about 0.8 MB/s under load until one
+ * ran). Built from two-digit pieces instead (toFixed(0) also skips the cache, but is a runtime call:
+ * 0.2 µs each in profiles of the keyed route).
  */
 function decimal(n: number): string {
-  return n.toFixed(0);
+  if (!Number.isSafeInteger(n) || n < 0) return n.toFixed(0);
+  if (n < 100) return SMALL[n] as string;
+  let s = '';
+  while (n >= 100) {
+    const q = Math.floor(n / 100);
+    s = (TWO_DIGITS[n - q * 100] as string) + s;
+    n = q;
+  }
+  return (SMALL[n] as string) + s;
 }
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const SMALL = Array.from({ length: 100 }, (_, i) => String(i));
 function left(policies: Policy[], counts: number[], i: number): number {
   return Math.max(0, (policies[i] as Policy).check.limit - (counts[i] ?? 0));
 }
