@@ -1,6 +1,7 @@
 // The two limiter backends against the same rules: atomic all-or-nothing admission, concurrency slots
 // with release, and (Redis) one budget shared by several gateway processes.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { type LimiterBackend, MemoryBackend } from '../src/http/limits/backend.ts';
@@ -98,6 +99,45 @@ describe.each(backends)('$name backend', ({ make }) => {
 });
 
 describe('redis backend', () => {
+  it("a window's counter expires at the window's end, set by the admission that created it", async () => {
+    const backend = await RedisBackend.connect(redis.url);
+    const start = Date.UTC(2026, 5, 1, 12, 0, 30); // 30 s into a minute
+    const clock = new ManualClock(start);
+    const ns = `t${Math.random().toString(36).slice(2)}`;
+    const limiter = new Limiter(backend, clock, ns);
+    const input = {
+      key: keyRecord('dddddddd'),
+      operation: 'config' as const,
+      units: 1,
+      baseOnly: true,
+      live: false,
+      source: '127.0.0.1',
+      params: {},
+      body: {},
+    };
+    const client = new Redis(redis.url);
+    try {
+      await limiter.admit(input);
+      const minute = await client.keys(`${ns}:c:minute:*`);
+      expect(minute).toHaveLength(1);
+      const ttl = async () => client.pttl(minute[0] as string);
+      // The minute window ends 30 s after this clock reading.
+      const first = await ttl();
+      expect(first).toBeGreaterThan(29_000);
+      expect(first).toBeLessThanOrEqual(30_000);
+      // A later admission in the same window counts on, and does not push the expiry out.
+      clock.advance(10_000);
+      await limiter.admit(input);
+      expect(Number(await client.get(minute[0] as string))).toBe(2);
+      expect(await ttl()).toBeLessThanOrEqual(first);
+      // Every counter key of the admission expires.
+      for (const k of await client.keys(`${ns}:c:*`)) expect(await client.pttl(k)).toBeGreaterThan(0);
+    } finally {
+      client.disconnect();
+      await backend.close();
+    }
+  });
+
   it('answers temporarily_unavailable when Redis is away, and health reports it', async () => {
     const away = await startRedis();
     const gw = await startGateway({ REDIS_URL: away.url });

@@ -41,8 +41,13 @@ if #refused > 0 then
   return {0, counts, refused}
 end
 for i = 1, n do
-  counts[i] = redis.call('INCRBY', KEYS[i], tonumber(ARGV[5 + (i - 1) * 3 + 2]))
-  redis.call('PEXPIRE', KEYS[i], math.max(1, tonumber(ARGV[5 + (i - 1) * 3 + 3]) - now))
+  local cost = tonumber(ARGV[5 + (i - 1) * 3 + 2])
+  local count = redis.call('INCRBY', KEYS[i], cost)
+  counts[i] = count
+  -- a window's key gets its expiry when this admission created it
+  if count == cost then
+    redis.call('PEXPIRE', KEYS[i], math.max(1, tonumber(ARGV[5 + (i - 1) * 3 + 3]) - now))
+  end
 end
 for j = 1, m do
   redis.call('ZADD', KEYS[n + j], now + leaseMs, lease)
