@@ -85,6 +85,48 @@ async function build(actor: Address, configure: (b: PlanBuilder) => void) {
   });
 }
 
+describe('reads at inclusion time', () => {
+  // A contract that answers block.timestamp (TIMESTAMP PUSH0 MSTORE PUSH1 32 PUSH0 RETURN).
+  const CLOCK = '0x00000000000000000000000000000000000c10c0' as Address;
+  const reads = [
+    { address: CLOCK, abi: parseAbi(['function time() view returns (uint256)']), functionName: 'time' },
+  ];
+  const measure = () =>
+    withSnapshot(clients, 8453, async (snapshot) => {
+      const endpoint = clients.endpoints(8453)[0] as ReturnType<ChainClients['endpoints']>[number];
+      const before = endpoint.roundTrips;
+      const from = BigInt(Math.floor(Date.now() / 1000));
+      const { results } = await snapshot.readWithBalances(reads, [], { atInclusionTime: true });
+      return {
+        trips: endpoint.roundTrips - before,
+        seen: (results[0] as { value: bigint }).value,
+        block: snapshot.timestamp,
+        from,
+        to: BigInt(Math.floor(Date.now() / 1000)),
+      };
+    });
+
+  // First in the file: it needs the devnet's clock on the wall clock (anvil keeps any later offset).
+  it('pin the block in the same round trip, and read again only when the block is later than the clock', async () => {
+    await base.client.request({ method: 'anvil_setCode', params: [CLOCK, '0x425f5260205ff3'] } as never);
+    // The devnet's clock on the wall clock: the calls see the wall clock, in one round trip.
+    const head = await base.client.getBlock();
+    const wait = Number(head.timestamp) * 1000 + 1000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const behind = await measure();
+    expect(behind.block).toBeLessThanOrEqual(behind.from);
+    expect(behind.seen).toBeGreaterThanOrEqual(behind.from);
+    expect(behind.seen).toBeLessThanOrEqual(behind.to);
+    expect(behind.trips).toBe(1);
+    // The chain's clock ahead of the wall clock: the calls see the pinned block's time (a second trip).
+    await base.advance(1000);
+    const ahead = await measure();
+    expect(ahead.block).toBeGreaterThan(ahead.to);
+    expect(ahead.seen).toBe(ahead.block);
+    expect(ahead.trips).toBe(2);
+  });
+});
+
 describe('snapshot reads', () => {
   it('repeated reads decode alike, and a caller changing an answer does not change the next one', async () => {
     const usdc = base.quote('USDC');

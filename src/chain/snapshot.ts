@@ -109,6 +109,9 @@ function decodedOf(r: ContractRead, data: Hex): unknown {
   return value;
 }
 
+/** The wall clock in whole seconds, as block times are. */
+const wallClock = () => BigInt(Math.floor(Date.now() / 1000));
+
 const isScalar = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function');
 
 /** A call made inside a simulated block. */
@@ -197,7 +200,7 @@ export class Snapshot {
    */
   get inclusionTime(): bigint | undefined {
     if (!this.head) return undefined;
-    const now = BigInt(Math.floor(Date.now() / 1000));
+    const now = wallClock();
     return now > this.head.timestamp ? now : this.head.timestamp;
   }
 
@@ -251,7 +254,11 @@ export class Snapshot {
     opts: { atInclusionTime?: boolean } = {},
   ): Promise<{ results: ReadResult[]; balances: bigint[] }> {
     // eth_call's block override (4th parameter): the calls see the time of inclusion as block.timestamp.
-    const time = opts.atInclusionTime ? this.inclusionTime : undefined;
+    // Not pinned yet: the wall clock stands in for it in the round trip that pins the block, and the
+    // reads are made again only if that block is later than the clock (a chain whose time runs ahead,
+    // as a devnet's can), since inclusion is never before the pinned block.
+    const pinned = this.head !== undefined;
+    const time = opts.atInclusionTime ? (this.inclusionTime ?? wallClock()) : undefined;
     const overrides = time === undefined ? [] : [{}, { time: numberToHex(time) }];
     const build = (tag: Hex | 'latest'): RpcRequest[] => [
       ...reads.map((r) => ({
@@ -268,6 +275,8 @@ export class Snapshot {
       ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })),
     ];
     const answers = await this.batch(build);
+    if (!pinned && time !== undefined && this.pinned().timestamp > time)
+      return this.readWithBalances(reads, accounts, opts);
     const balances = answers.slice(reads.length).map((b) => {
       if (!b.ok || typeof b.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(b.result)) {
         throw new UpstreamFailure('invalid', 'the node sent a malformed balance');

@@ -199,7 +199,6 @@ export async function priceSwap(
     });
   }
   // Priced at the time the swap will be included, not the pinned block's (fees decay with time).
-  await snapshot.ensurePinned();
   const { results, balances } = await snapshot.readWithBalances(reads, [opts.wallet], {
     atInclusionTime: true,
   });
