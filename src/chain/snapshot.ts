@@ -109,6 +109,9 @@ function decodedOf(r: ContractRead, data: Hex): unknown {
   return value;
 }
 
+/** Per chain, the time of the block a snapshot last pinned (the inclusion-time estimate, above). */
+const LAST_BLOCK_TIME = new Map<ChainId, bigint>();
+
 /** The wall clock in whole seconds, as block times are. */
 const wallClock = () => BigInt(Math.floor(Date.now() / 1000));
 
@@ -210,6 +213,7 @@ export class Snapshot {
     const r = await this.endpoint.request('eth_getBlockByNumber', ['latest', false]);
     if (!r.ok) throw new UpstreamFailure('invalid', r.error.message);
     this.head = parseBlock(r.result);
+    LAST_BLOCK_TIME.set(this.chainId, this.head.timestamp);
   }
 
   /**
@@ -239,6 +243,7 @@ export class Snapshot {
     const head = parseBlock(before.result);
     if (parseBlock(after.result).hash !== head.hash) throw new ReorgDetected();
     this.head = head;
+    LAST_BLOCK_TIME.set(this.chainId, head.timestamp);
     return results;
   }
 
@@ -254,11 +259,13 @@ export class Snapshot {
     opts: { atInclusionTime?: boolean } = {},
   ): Promise<{ results: ReadResult[]; balances: bigint[] }> {
     // eth_call's block override (4th parameter): the calls see the time of inclusion as block.timestamp.
-    // Not pinned yet: the wall clock stands in for it in the round trip that pins the block, and the
-    // reads are made again only if that block is later than the clock (a chain whose time runs ahead,
-    // as a devnet's can), since inclusion is never before the pinned block.
+    // Not pinned yet: an estimate stands in for it in the round trip that pins the block (the wall
+    // clock, or the chain's last block time when its clock runs ahead, as a devnet's can), and the
+    // reads are made again only if the pinned block shows the estimate was not max(clock, block time).
     const pinned = this.head !== undefined;
-    const time = opts.atInclusionTime ? (this.inclusionTime ?? wallClock()) : undefined;
+    const clock = wallClock();
+    const last = LAST_BLOCK_TIME.get(this.chainId) ?? 0n;
+    const time = !opts.atInclusionTime ? undefined : (this.inclusionTime ?? (last > clock ? last : clock));
     const overrides = time === undefined ? [] : [{}, { time: numberToHex(time) }];
     const build = (tag: Hex | 'latest'): RpcRequest[] => [
       ...reads.map((r) => ({
@@ -275,8 +282,10 @@ export class Snapshot {
       ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })),
     ];
     const answers = await this.batch(build);
-    if (!pinned && time !== undefined && this.pinned().timestamp > time)
-      return this.readWithBalances(reads, accounts, opts);
+    if (!pinned && time !== undefined) {
+      const block = this.pinned().timestamp;
+      if (time !== (block > clock ? block : clock)) return this.readWithBalances(reads, accounts, opts);
+    }
     const balances = answers.slice(reads.length).map((b) => {
       if (!b.ok || typeof b.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(b.result)) {
         throw new UpstreamFailure('invalid', 'the node sent a malformed balance');
