@@ -109,7 +109,7 @@ function decodedOf(r: ContractRead, data: Hex): unknown {
   return value;
 }
 
-/** Per chain, the time of the block a snapshot last pinned (the inclusion-time estimate, above). */
+/** Per chain, the time of the block a snapshot last pinned: the inclusion-time estimate of `readWithBalances`. */
 const LAST_BLOCK_TIME = new Map<ChainId, bigint>();
 
 /** The wall clock in whole seconds, as block times are. */
