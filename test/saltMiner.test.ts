@@ -35,24 +35,25 @@ const miner = (...args: ConstructorParameters<typeof SaltMiner>) => {
   return m;
 };
 
+/** Once the miner is ready, mines `count` requests one after another, each salt checked. */
+async function mineInTurn(m: SaltMiner, count: number) {
+  await m.ready();
+  for (let i = 0; i < count; i++) {
+    const r = request();
+    expectValid(r, await m.mine(r));
+  }
+}
+
 describe('SaltMiner', () => {
   it('mines on the event loop when the first candidates suffice, without starting its worker', async () => {
     const m = miner(10_000, 1_000_000);
-    await m.ready();
-    for (let i = 0; i < 20; i++) {
-      const r = request();
-      expectValid(r, await m.mine(r));
-    }
+    await mineInTurn(m, 20);
     expect((m as unknown as { worker?: unknown }).worker).toBeUndefined();
   });
 
   it('hands the search to its worker past the first candidates', async () => {
     const m = miner(10_000, 0);
-    await m.ready();
-    for (let i = 0; i < 10; i++) {
-      const r = request();
-      expectValid(r, await m.mine(r));
-    }
+    await mineInTurn(m, 10);
     expect((m as unknown as { worker?: unknown }).worker).toBeDefined();
   });
 

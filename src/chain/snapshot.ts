@@ -114,6 +114,7 @@ const LAST_BLOCK_TIME = new Map<ChainId, bigint>();
 
 /** The wall clock in whole seconds, as block times are. */
 const wallClock = () => BigInt(Math.floor(Date.now() / 1000));
+const later = (a: bigint, b: bigint) => (a > b ? a : b);
 
 const isScalar = (v: unknown) => v === null || (typeof v !== 'object' && typeof v !== 'function');
 
@@ -202,9 +203,7 @@ export class Snapshot {
    * snapshot is pinned.
    */
   get inclusionTime(): bigint | undefined {
-    if (!this.head) return undefined;
-    const now = wallClock();
-    return now > this.head.timestamp ? now : this.head.timestamp;
+    return this.head ? later(wallClock(), this.head.timestamp) : undefined;
   }
 
   /** Pins the head now, when a request needs its block before (or without) any read. */
@@ -262,10 +261,9 @@ export class Snapshot {
     // Not pinned yet: an estimate stands in for it in the round trip that pins the block (the wall
     // clock, or the chain's last block time when its clock runs ahead, as a devnet's can), and the
     // reads are made again only if the pinned block shows the estimate was not max(clock, block time).
-    const pinned = this.head !== undefined;
-    const clock = wallClock();
-    const last = LAST_BLOCK_TIME.get(this.chainId) ?? 0n;
-    const time = !opts.atInclusionTime ? undefined : (this.inclusionTime ?? (last > clock ? last : clock));
+    let time = opts.atInclusionTime ? this.inclusionTime : undefined;
+    const clock = opts.atInclusionTime && !this.head ? wallClock() : undefined;
+    if (clock !== undefined) time = later(clock, LAST_BLOCK_TIME.get(this.chainId) ?? 0n);
     const overrides = time === undefined ? [] : [{}, { time: numberToHex(time) }];
     const build = (tag: Hex | 'latest'): RpcRequest[] => [
       ...reads.map((r) => ({
@@ -282,10 +280,8 @@ export class Snapshot {
       ...accounts.map((a) => ({ method: 'eth_getBalance', params: [a, tag] })),
     ];
     const answers = await this.batch(build);
-    if (!pinned && time !== undefined) {
-      const block = this.pinned().timestamp;
-      if (time !== (block > clock ? block : clock)) return this.readWithBalances(reads, accounts, opts);
-    }
+    if (clock !== undefined && time !== later(clock, this.pinned().timestamp))
+      return this.readWithBalances(reads, accounts, opts);
     const balances = answers.slice(reads.length).map((b) => {
       if (!b.ok || typeof b.result !== 'string' || !/^0x[0-9a-fA-F]+$/.test(b.result)) {
         throw new UpstreamFailure('invalid', 'the node sent a malformed balance');

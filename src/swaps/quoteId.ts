@@ -35,15 +35,15 @@ export async function loadGatewaySecret(
 }
 
 export class QuoteSigner {
-  /**
-   * `previous`: the secret before a rotation (QUOTE_SECRET_PREVIOUS), still accepted until `previousUntil`
-   * (the quote lifetime after start), so quotes issued just before a rotation can still be prepared.
-   */
   // Key objects, made once: createHmac given a Buffer prepares a key on every call (12-15 µs on Node 24,
   // against about 2 µs with a KeyObject).
   private readonly key: KeyObject;
   private readonly previous?: { key: KeyObject; untilMs: number; now: () => number };
 
+  /**
+   * `previous`: the secret before a rotation (QUOTE_SECRET_PREVIOUS), still accepted until `untilMs`
+   * (the quote lifetime after start), so quotes issued just before a rotation can still be prepared.
+   */
   constructor(secret: Buffer, previous?: { secret: Buffer; untilMs: number; now: () => number }) {
     this.key = createSecretKey(secret);
     if (previous)

@@ -329,6 +329,8 @@ export class Limiter {
 }
 
 // The headers' figures, as module functions (no closures per request on this path).
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const SMALL = Array.from({ length: 100 }, (_, i) => String(i));
 /**
  * A count's decimal digits as a new string. String(n) and `${n}` would store it in V8's number-to-string
  * cache, which lives in the old generation: a count that changes with every request put one string per
@@ -347,8 +349,6 @@ function decimal(n: number): string {
   }
   return (SMALL[n] as string) + s;
 }
-const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-const SMALL = Array.from({ length: 100 }, (_, i) => String(i));
 function left(policies: Policy[], counts: number[], i: number): number {
   return Math.max(0, (policies[i] as Policy).check.limit - (counts[i] ?? 0));
 }
