@@ -172,6 +172,7 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
           chainIds: [...CHAIN_IDS],
           pollMs: settings.indexerPollMs,
           marketRefreshMs: settings.marketRefreshMs,
+          eventsRetain: settings.events.retain,
           onError: (err) => app.log.warn({ err }, 'indexer step failed; retrying'),
         })
       : undefined;
@@ -490,6 +491,7 @@ async function main(argv: string[]) {
         chainIds: [...CHAIN_IDS],
         pollMs: settings.indexerPollMs,
         marketRefreshMs: settings.marketRefreshMs,
+        eventsRetain: settings.events.retain,
         onError: (err) => process.stderr.write(`indexer step failed, retrying: ${(err as Error).message}\n`),
       });
       process.stdout.write(

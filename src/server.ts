@@ -37,6 +37,9 @@ import { registerTokenWriteRoutes } from './routes/tokenWrites.ts';
 import { registerTransactionRoutes } from './routes/transactions.ts';
 import { registerTokenReadRoutes } from './routes/tokens.ts';
 import { registerWalletRoutes } from './routes/wallets.ts';
+import { registerEventRoutes } from './routes/events.ts';
+import { EventFeed } from './operations/eventFeed.ts';
+import { onJournalGrowth } from './store/wakeups.ts';
 import { Cursors } from './cursor.ts';
 import { ChainMonitor } from './chain/monitor.ts';
 import { Metrics } from './http/metrics.ts';
@@ -93,8 +96,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway's IPFS node (for the ready banner and tests: its multiaddrs). */
     ipfs: IpfsNode;
+    /** The event feed behind GET /v1/events (tests and metrics: its open streams). */
+    events: EventFeed;
   }
 }
+
+/** Streams of a revoked or expired key end within this (the spec's key cache is 5 s; this is below). */
+const KEY_CHECK_MS = 2000;
 
 // A shared dependency that is away (database, Redis): the request may succeed later, never a 500.
 const UNREACHABLE_CODES = new Set([
@@ -587,6 +595,26 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const cursors = new Cursors(secret);
   registerTokenReadRoutes(app, { ...routeDeps, cursors, documents });
   registerWalletRoutes(app, { ...routeDeps, cursors });
+  const feed = new EventFeed(
+    {
+      ...routeDeps,
+      cursors,
+      documents,
+      keyActive: (keyId) => keys.usable(keyId, clock.now()),
+      onGrowth: (wake) => onJournalGrowth(database, wake),
+    },
+    {
+      pollMs: settings.events.pollMs,
+      heartbeatMs: settings.events.heartbeatMs,
+      keyCheckMs: KEY_CHECK_MS,
+      maxBufferedBytes: settings.events.maxBufferedBytes,
+      renewMs: 60_000,
+    },
+  );
+  // Streams end (after their last whole event) when the gateway begins to close: close() waits for them.
+  app.addHook('preClose', async () => feed.close());
+  app.decorate('events', feed);
+  registerEventRoutes(app, { settings, feed });
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

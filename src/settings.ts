@@ -56,6 +56,19 @@ export interface Settings {
   ipfsFetchTimeoutMs: number;
   /** The operator's IPFS Pinning Service API endpoint; the token is never logged. */
   pinning: { url: string; token: string; timeoutMs: number } | undefined;
+  /** The event stream (GET /v1/events): see README, "Events". */
+  events: {
+    /** Streams open at once across the service (per key: the plan's). */
+    maxStreams: number;
+    /** A comment line to every stream this often. */
+    heartbeatMs: number;
+    /** The journal is read this often besides its wake-ups. */
+    pollMs: number;
+    /** Bytes a client may leave unread before its stream is ended. */
+    maxBufferedBytes: number;
+    /** Journal rows kept per chain (resume points older than that are cursor_stale). */
+    retain: number;
+  };
 }
 
 export class SettingsError extends Error {}
@@ -168,6 +181,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     planLifetimeMs: {
       default: int(env, 'PLAN_LIFETIME_S', 900, 10, 86_400) * 1000,
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,
+    },
+    events: {
+      maxStreams: int(env, 'EVENTS_MAX_STREAMS', 10_000, 1, 1_000_000),
+      heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 300_000),
+      pollMs: int(env, 'EVENTS_POLL_MS', 1000, 10, 60_000),
+      maxBufferedBytes: int(env, 'EVENTS_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 1024 ** 3),
+      retain: int(env, 'EVENTS_RETAIN', 500_000, 1000),
     },
   };
 }

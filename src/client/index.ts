@@ -31,3 +31,5 @@ export function createLaunchpadClient(
     },
   });
 }
+
+export { type EventData, EventStreamError, type LaunchpadEvent, streamEvents } from './events.ts';

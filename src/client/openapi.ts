@@ -398,6 +398,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live event stream (Server-Sent Events) */
+        get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -448,6 +465,169 @@ export interface components {
             actual_raw?: string;
             required_raw?: string;
             violated_policies?: string[];
+        };
+        EventData: {
+            type: "launch" | "trade" | "announcement" | "fee_credit" | "metadata";
+            chain_id: number;
+            block_number: string;
+            block_hash: string;
+            transaction_hash: string;
+            log_index: number;
+            token_address: string;
+            /** @description launch: a token as GET /tokens lists it; trade: as GET /tokens/{chain_id}/{token_address}/trades; announcement: as its announcements route; fee_credit: a fee_components item of its trade; metadata: the token as GET /tokens/{chain_id}/{token_address} gives it after the change */
+            record: {
+                chain_id: number;
+                market: "standard" | "rwa";
+                token: {
+                    address: string;
+                    name: string;
+                    symbol: string;
+                    /** @enum {number} */
+                    decimals: 18;
+                    metadata_uri: string;
+                    description: string | null;
+                    image_url: string | null;
+                    website: string | null;
+                    x: string | null;
+                    telegram: string | null;
+                    /** @description Detail only */
+                    extra_metadata?: {
+                        [key: string]: string;
+                    };
+                    /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                    raw_hex?: {
+                        [key: string]: string;
+                    };
+                };
+                launch: {
+                    creator_address: string;
+                    pool_id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    block_number: string;
+                    quote: {
+                        address: string;
+                        symbol: string | null;
+                        decimals: number | null;
+                    };
+                    onchain: {
+                        transaction_hash: string;
+                    };
+                    contracts: {
+                        hook_address: string;
+                    };
+                    suite_id: string;
+                };
+                current_creator_address: string;
+                creator_fee_recipient_address: string | null;
+                pool?: {
+                    hook_address: string;
+                    tick_spacing: number;
+                    pool_id: string;
+                };
+                /** @description Market data, refreshed on a schedule from the index (USD for stablecoin quotes, and for native and WETH quotes through the native USD price feed of the chain) */
+                market_data?: {
+                    /** @description fresh: refreshed within two refresh periods; stale: older; pending: not refreshed yet */
+                    data_status: "fresh" | "stale" | "pending";
+                    price: {
+                        quote: string;
+                        usd: number | null;
+                    } | null;
+                    market_cap: {
+                        quote: string;
+                        usd: number | null;
+                    } | null;
+                    liquidity: {
+                        quote: string;
+                        /** @description Integer in raw units, as a string */
+                        quote_raw: string;
+                        usd: number | null;
+                    } | null;
+                    quote_price: {
+                        usd: number | null;
+                        /** Format: date-time */
+                        updated_at: string;
+                    } | null;
+                    activity: {
+                        "1h": {
+                            trades: number;
+                            /** @description Integer in raw units, as a string */
+                            volume_quote_raw: string;
+                            volume_usd: number | null;
+                        };
+                        "6h": {
+                            trades: number;
+                            /** @description Integer in raw units, as a string */
+                            volume_quote_raw: string;
+                            volume_usd: number | null;
+                        };
+                        "24h": {
+                            trades: number;
+                            /** @description Integer in raw units, as a string */
+                            volume_quote_raw: string;
+                            volume_usd: number | null;
+                        };
+                    } | null;
+                    trending_score: number | null;
+                    updated_at: string | null;
+                    as_of_block: string | null;
+                };
+            } | {
+                transaction_hash: string;
+                log_index: number;
+                block_number: string;
+                block_hash: string;
+                /** Format: date-time */
+                timestamp: string;
+                trader: string;
+                side: "buy" | "sell";
+                /** @description Integer in raw units, as a string */
+                amount_in_raw: string;
+                /** @description Integer in raw units, as a string */
+                amount_out_raw: string;
+                /** @description Integer in raw units, as a string */
+                quote_amount_raw: string;
+                /** @description Integer in raw units, as a string */
+                token_amount_raw: string;
+                /** @description Integer in raw units, as a string */
+                fee_raw: string;
+                fee_currency: string;
+                referrer: string | null;
+                comment: string;
+                /** @description The hook's fee credits of this swap (FeeComponentCredited), in fee_currency */
+                fee_components: {
+                    /** @description CREATOR, PLATFORM, REFERRER, … */
+                    component: string;
+                    recipient: string;
+                    /** @description Integer in raw units, as a string */
+                    amount_raw: string;
+                }[];
+            } | {
+                announcement_id: string;
+                creator: string;
+                description: string;
+                uri: string;
+                block_number: string;
+                transaction_hash: string;
+                log_index: number;
+                /** Format: date-time */
+                posted_at: string;
+                /** @description Present when the chain gave bytes that are not valid UTF-8 or contain NUL: the text fields hold them with U+FFFD in place of what was invalid, and this holds the raw bytes of those fields as hex */
+                raw_hex?: {
+                    [key: string]: string;
+                };
+            } | {
+                /** @description CREATOR, PLATFORM, REFERRER, … */
+                component: string;
+                recipient: string;
+                /** @description Integer in raw units, as a string */
+                amount_raw: string;
+            };
+            /**
+             * @description On `removed` events: the event was undone by a reorg (its data as first sent)
+             * @enum {boolean}
+             */
+            removed?: true;
         };
     };
     responses: never;
@@ -7443,6 +7623,237 @@ export interface operations {
                             as_of_block?: string;
                         };
                     };
+                };
+            };
+            /** @description Problem: invalid_request, unknown_parameter, duplicate_parameter, incompatible_parameters, invalid_parameter, missing_idempotency_key, invalid_idempotency_key */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: origin_not_allowed, insufficient_scope, wallet_not_authorized */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: stale_plan, stale_quote, salt_unavailable, invalid_permit, approval_not_confirmed, announcement_id_conflict, cursor_filter_mismatch, cursor_stale, idempotency_in_progress, nothing_to_claim */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_request */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: unsupported_operation, unsupported_chain, idempotency_key_reused, invalid_amount, invalid_referrer, insufficient_balance, quote_unavailable, simulation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limit_exceeded, quota_exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: upstream_error */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: temporarily_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: upstream_timeout */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    events: {
+        parameters: {
+            query?: {
+                /** @description One chain; every chain when absent. */
+                chain_id?: 8453 | 4663 | 143 | 5042;
+                /** @description Comma-separated event types among launch, trade, announcement, fee_credit, metadata; all when absent. */
+                types?: string;
+                /** @description Only this token's events. */
+                token_address?: string;
+                /** @description Send an event once the index is this many blocks past it. Above 0, no event sent is ever removed by a reorg shallower than that. */
+                confirmations?: number;
+            };
+            header?: {
+                /** @description Resume after this event (an `id:` of an earlier stream with the same filters). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `retry:` first, then per event `id:` (resume cursor, send it back as Last-Event-ID), `event:` (launch, trade, announcement, fee_credit, metadata or removed) and `data:` (one line of EventData JSON); a comment line every 15 s. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
                 };
             };
             /** @description Problem: invalid_request, unknown_parameter, duplicate_parameter, incompatible_parameters, invalid_parameter, missing_idempotency_key, invalid_idempotency_key */

@@ -3,6 +3,7 @@
 // real answers against them, so the document cannot drift from what the routes send.
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Operation } from '../routes/catalog.ts';
+import { EVENT_TYPES } from '../indexer/journal.ts';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -102,6 +103,12 @@ export const TokenRecord = Type.Object({
   market_data: Type.Optional(MarketData),
 });
 
+const FeeComponent = Type.Object({
+  component: Str('CREATOR, PLATFORM, REFERRER, …'),
+  recipient: Address,
+  amount_raw: Raw,
+});
+
 const Trade = Type.Object({
   transaction_hash: Hash,
   log_index: Type.Integer(),
@@ -118,10 +125,9 @@ const Trade = Type.Object({
   fee_currency: Address,
   referrer: Nullable(Address),
   comment: Str(),
-  fee_components: Type.Array(
-    Type.Object({ component: Str('CREATOR, PLATFORM, REFERRER, …'), recipient: Address, amount_raw: Raw }),
-    { description: "The hook's fee credits of this swap (FeeComponentCredited), in fee_currency" },
-  ),
+  fee_components: Type.Array(FeeComponent, {
+    description: "The hook's fee credits of this swap (FeeComponentCredited), in fee_currency",
+  }),
 });
 
 const Announcement = Type.Object({
@@ -274,6 +280,29 @@ const Review = Type.Record(Type.String(), Type.Unknown(), { description: 'What t
 const plan = (extra: Record<string, TSchema> = {}) =>
   one(Type.Object({ ...PlanFields, review: Review, ...extra }));
 
+/** The `data` of an event of GET /v1/events: where it happened, and the read routes' item for it. */
+export const EventData = Type.Object(
+  {
+    type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
+    chain_id: Type.Integer(),
+    block_number: Block,
+    block_hash: Hash,
+    transaction_hash: Hash,
+    log_index: Type.Integer(),
+    token_address: Address,
+    record: Type.Union([TokenRecord, Trade, Announcement, FeeComponent], {
+      description:
+        'launch: a token as GET /tokens lists it; trade: as GET /tokens/{chain_id}/{token_address}/trades; announcement: as its announcements route; fee_credit: a fee_components item of its trade; metadata: the token as GET /tokens/{chain_id}/{token_address} gives it after the change',
+    }),
+    removed: Type.Optional(
+      Type.Literal(true, {
+        description: 'On `removed` events: the event was undone by a reorg (its data as first sent)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   launch_prepare: plan({
     predicted_token_address: Address,
@@ -345,4 +374,6 @@ export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   wallet_summary: one(WalletSummary),
   wallet_activity: page(Activity),
   transaction_status: one(TransactionStatus),
+  // Not a JSON body: the `data` of each event of the stream (the document says text/event-stream).
+  events: EventData,
 };

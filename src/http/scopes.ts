@@ -1,5 +1,11 @@
 // Scope names (REFERENCE §2.2). Each route names the one it needs in the route catalog.
-export const READ_SCOPES = ['config:read', 'tokens:read', 'wallets:read', 'transactions:read'] as const;
+export const READ_SCOPES = [
+  'config:read',
+  'tokens:read',
+  'wallets:read',
+  'transactions:read',
+  'events:read',
+] as const;
 export const PREPARE_SCOPES = [
   'launches:prepare',
   'swaps:quote',

@@ -28,6 +28,8 @@ import { refreshMarket } from './marketRefresh.ts';
 import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchWords } from './words.ts';
+import { appendEvents, type JournalEntry, pruneEvents, removeEventsAbove } from './journal.ts';
+import { announceCommitted, notifyInTransaction } from '../store/wakeups.ts';
 
 const SWAP_ABI = parseAbi([
   'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
@@ -536,12 +538,22 @@ export class ChainIndexer {
         trx,
         changed.map((c) => c.token),
       );
+      // The stream's removals: every journal event above the fork (the high water stays where it was).
+      const state = await trx
+        .selectFrom('index_state')
+        .select(['indexed_through', 'high_water'])
+        .where('chain_id', '=', chain)
+        .executeTakeFirst();
+      const highWater = Math.max(num(state?.indexed_through ?? fork), num(state?.high_water ?? fork));
+      if ((await removeEventsAbove(this.database, trx, chain, fork, highWater)) > 0)
+        await notifyInTransaction(this.database, trx, chain);
       await trx
         .updateTable('index_state')
-        .set({ indexed_through: fork })
+        .set({ indexed_through: fork, high_water: highWater })
         .where('chain_id', '=', chain)
         .execute();
     });
+    announceCommitted(this.database, this.chainId);
     return fork;
   }
 
@@ -941,14 +953,85 @@ export class ChainIndexer {
         .where('chain_id', '=', this.chainId)
         .where('number', '<', to - KEEP_BLOCKS)
         .execute();
+      // The stream's journal: this range's events, in the same commit as their rows.
+      const journal = journalOf(launches, trades, credits, decoded, tokenEvents);
+      if ((await appendEvents(this.database, trx, this.chainId, journal)) > 0)
+        await notifyInTransaction(this.database, trx, this.chainId);
       await trx
         .insertInto('index_state')
-        .values({ chain_id: this.chainId, indexed_through: to })
-        .onConflict((oc) => oc.column('chain_id').doUpdateSet({ indexed_through: to }))
+        .values({ chain_id: this.chainId, indexed_through: to, high_water: to })
+        .onConflict((oc) =>
+          oc.column('chain_id').doUpdateSet({
+            indexed_through: to,
+            high_water: sql<number>`case when index_state.high_water is null or index_state.high_water < ${to} then ${to} else index_state.high_water end`,
+          }),
+        )
         .execute();
     });
+    // Streams wait on the index head as well as on new events (confirmations): every commit wakes them.
+    announceCommitted(this.database, this.chainId);
+  }
+
+  /** Drops journal rows beyond the newest `retain` of the chain. */
+  pruneJournal(retain: number): Promise<number> {
+    return pruneEvents(this.database, this.chainId, retain);
   }
 }
+
+/** Token events that change what the token detail shows (not transfers, not creator rights). */
+const METADATA_EVENTS = new Set([
+  'NameUpdated',
+  'SymbolUpdated',
+  'ContractURIUpdated',
+  'ExtraMetadataUpdated',
+]);
+
+/** The journal entries of a range: its launches, trades, fee credits, announcements and metadata changes. */
+function journalOf(
+  launches: Decoded[],
+  trades: { log: Log; row: { token: string; log_index: number; tx_hash: string } }[],
+  credits: { tx_hash: string; log_index: number; swap_log_index: number }[],
+  decoded: Decoded[],
+  tokenEvents: Decoded[],
+): JournalEntry[] {
+  const at = (log: Log) => ({
+    block_number: Number(BigInt(log.blockNumber)),
+    block_hash: log.blockHash,
+    tx_hash: log.transactionHash,
+    log_index: Number(BigInt(log.logIndex)),
+  });
+  // A fee credit belongs to its swap's trade: its token, its block hash.
+  const tradeOf = new Map(trades.map((t) => [`${t.row.tx_hash}:${t.row.log_index}`, t]));
+  return [
+    ...launches.map(({ log, event }) => ({
+      type: 'launch' as const,
+      ...at(log),
+      token: (event.args as unknown as { token: string }).token,
+    })),
+    ...trades.map(({ log, row }) => ({ type: 'trade' as const, ...at(log), token: row.token })),
+    ...credits.flatMap((c) => {
+      const trade = tradeOf.get(`${c.tx_hash}:${c.swap_log_index}`);
+      if (!trade) return [];
+      return [
+        { type: 'fee_credit' as const, ...at(trade.log), log_index: c.log_index, token: trade.row.token },
+      ];
+    }),
+    ...decoded
+      .filter((d) => d.event.eventName === 'AnnouncementPosted')
+      .map(({ log, event }) => ({
+        type: 'announcement' as const,
+        ...at(log),
+        token: (event.args as unknown as { token: string }).token,
+      })),
+    ...tokenEvents
+      .filter((d) => METADATA_EVENTS.has(d.event.eventName))
+      .map(({ log }) => ({ type: 'metadata' as const, ...at(log), token: checksum(log.address) })),
+  ];
+}
+
+/** Journal rows kept per chain by default, and how often the indexer prunes older ones. */
+export const DEFAULT_EVENTS_RETAIN = 500_000;
+const PRUNE_EVERY_MS = 60_000;
 
 /** A stable advisory-lock key per chain: one indexer writes a chain at a time (PostgreSQL). */
 const LOCK_BASE = 0x1a0c_0000;
@@ -966,6 +1049,8 @@ export function startIndexer(opts: {
   pollMs: number;
   /** How often each chain's market data is refreshed, once its index has caught up. */
   marketRefreshMs: number;
+  /** Journal rows kept per chain (older ones are pruned once caught up); default 500,000. */
+  eventsRetain?: number;
   onError?: (err: unknown) => void;
 }): { indexers: ChainIndexer[]; stop(): Promise<void> } {
   const indexers = opts.chainIds.flatMap((id) => {
@@ -977,6 +1062,7 @@ export function startIndexer(opts: {
   /** Indexes until stopped, or until `held` says the lock's connection is gone (then it is retaken). */
   const follow = async (indexer: ChainIndexer, held?: () => Promise<unknown>) => {
     let refreshed = 0;
+    let pruned = 0;
     while (!stopped) {
       // A lost lock connection (a database restart) releases the lock: another indexer may take it.
       if (held) await held();
@@ -986,6 +1072,10 @@ export function startIndexer(opts: {
         if (Date.now() - refreshed >= opts.marketRefreshMs) {
           await refreshMarket({ ...indexer.source, database: opts.database, nowMs: Date.now() });
           refreshed = Date.now();
+        }
+        if (Date.now() - pruned >= PRUNE_EVERY_MS) {
+          await indexer.pruneJournal(opts.eventsRetain ?? DEFAULT_EVENTS_RETAIN);
+          pruned = Date.now();
         }
         if (!stopped) await pause();
       } catch (err) {

@@ -17,7 +17,14 @@ import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type MetadataDocument, type MetadataDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { Settings } from '../settings.ts';
-import type { AnnouncementsTable, Database, TokenMarketTable, TokensTable } from '../store/db.ts';
+import type {
+  AnnouncementsTable,
+  Database,
+  FeeCreditsTable,
+  TokenMarketTable,
+  TokensTable,
+  TradesTable,
+} from '../store/db.ts';
 
 /** How long a list waits for a document not yet read (a single token waits the full fetch time). */
 const LIST_DOCUMENT_WAIT_MS = 1000;
@@ -91,7 +98,7 @@ const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 10
  * The token record. Profile fields (description, image, links) come from its ipfs:// metadata document
  * (`doc`, read wherever it was pinned), else they are null; `origin` serves ipfs:// images.
  */
-function tokenRecord(
+export function tokenRecord(
   deps: TokenReadDeps,
   t: TokensTable,
   include: Set<string>,
@@ -363,10 +370,8 @@ export async function getToken(
   deps: TokenReadDeps,
   input: { chainId: ChainId; token: Address; include: string[]; origin: string },
 ) {
-  const db = deps.database.db;
   const p = { chain_id: input.chainId, token_address: input.token };
-  const include = new Set(input.include);
-  const row = await db
+  const row = await deps.database.db
     .selectFrom('tokens')
     .selectAll()
     .where('chain_id', '=', p.chain_id)
@@ -378,12 +383,24 @@ export async function getToken(
       `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
       { resource: 'token', chain_id: p.chain_id, token_address: getAddress(p.token_address) },
     );
+  const record = await tokenDetail(deps, row, new Set(input.include), input.origin);
+  return { record, indexedThrough: await indexedThrough(deps.database, [p.chain_id]) };
+}
+
+/** A token row as the detail route gives it: its record with extra metadata (and market data when asked). */
+export async function tokenDetail(
+  deps: TokenReadDeps,
+  row: TokensTable,
+  include: Set<string>,
+  origin: string,
+) {
+  const db = deps.database.db;
   const [market, extras] = await Promise.all([
     include.has('market')
       ? db
           .selectFrom('token_market')
           .selectAll()
-          .where('chain_id', '=', p.chain_id)
+          .where('chain_id', '=', row.chain_id)
           .where('address', '=', row.address)
           .executeTakeFirst()
       : undefined,
@@ -391,7 +408,7 @@ export async function getToken(
     db
       .selectFrom('token_updates')
       .select(['field', 'value'])
-      .where('chain_id', '=', p.chain_id)
+      .where('chain_id', '=', row.chain_id)
       .where('token', '=', row.address)
       .where('field', 'like', 'extra:%')
       .orderBy('block_number')
@@ -399,12 +416,12 @@ export async function getToken(
       .execute(),
   ]);
   const doc = await deps.documents.get(row.metadata_uri);
-  const record = tokenRecord(deps, row, include, { doc, origin: input.origin }, market);
+  const record = tokenRecord(deps, row, include, { doc, origin }, market);
   record.token = {
     ...record.token,
     extra_metadata: Object.fromEntries(extras.map((e) => [e.field.slice('extra:'.length), e.value])),
   } as typeof record.token;
-  return { record, indexedThrough: await indexedThrough(deps.database, [p.chain_id]) };
+  return record;
 }
 
 /** A page of a token's rows ordered newest first by (block, log index). */
@@ -449,21 +466,23 @@ async function rowsOf<T extends 'trades' | 'announcements'>(
 
 /** A token's trades, newest first, with the hook's fee credits of each swap. */
 export async function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
-  const db = deps.database.db;
   const { page, next, through } = await rowsOf(deps, 'token_trades', 'trades', input);
-  // The hook's fee credits of these swaps, per component.
-  const chainId = input.chainId;
+  return { items: await tradeRecords(deps.database, input.chainId, page), next, indexedThrough: through };
+}
+
+/** Trade rows of one chain as the trades route gives them, each with the hook's fee credits of its swap. */
+export async function tradeRecords(database: Database, chainId: ChainId, trades: TradesTable[]) {
   const credits =
-    page.length > 0
-      ? await db
+    trades.length > 0
+      ? await database.db
           .selectFrom('fee_credits')
           .selectAll()
           .where('chain_id', '=', chainId)
-          .where('tx_hash', 'in', [...new Set(page.map((t) => t.tx_hash))])
+          .where('tx_hash', 'in', [...new Set(trades.map((t) => t.tx_hash))])
           .orderBy('log_index')
           .execute()
       : [];
-  const items = page.map((t) => ({
+  return trades.map((t) => ({
     transaction_hash: t.tx_hash,
     log_index: t.log_index,
     block_number: String(t.block_number),
@@ -481,27 +500,39 @@ export async function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Pr
     comment: t.comment,
     fee_components: credits
       .filter((c) => c.tx_hash === t.tx_hash && c.swap_log_index === t.log_index)
-      .map((c) => ({ component: c.component, recipient: c.recipient, amount_raw: c.amount })),
+      .map(feeComponentRecord),
   }));
-  return { items, next, indexedThrough: through };
 }
+
+/** A fee credit of the hook as a trade's fee_components item. */
+export const feeComponentRecord = (c: FeeCreditsTable) => ({
+  component: c.component,
+  recipient: c.recipient,
+  amount_raw: c.amount,
+});
 
 /** A token's announcements, newest first. */
 export async function listAnnouncements(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
   const { page, next, through } = await rowsOf(deps, 'token_announcements', 'announcements', input);
-  const items = (page as unknown as AnnouncementsTable[]).map((a) => ({
-    announcement_id: a.announcement_id,
-    creator: a.creator,
-    description: a.description,
-    uri: a.uri,
-    block_number: String(a.block_number),
-    transaction_hash: a.tx_hash,
-    log_index: a.log_index,
-    posted_at: iso(a.posted_at),
-    ...(a.raw_hex ? { raw_hex: JSON.parse(a.raw_hex) as Record<string, string> } : {}),
-  }));
-  return { items, next, indexedThrough: through };
+  return {
+    items: (page as unknown as AnnouncementsTable[]).map(announcementRecord),
+    next,
+    indexedThrough: through,
+  };
 }
+
+/** An announcement row as the announcements route gives it. */
+export const announcementRecord = (a: AnnouncementsTable) => ({
+  announcement_id: a.announcement_id,
+  creator: a.creator,
+  description: a.description,
+  uri: a.uri,
+  block_number: String(a.block_number),
+  transaction_hash: a.tx_hash,
+  log_index: a.log_index,
+  posted_at: iso(a.posted_at),
+  ...(a.raw_hex ? { raw_hex: JSON.parse(a.raw_hex) as Record<string, string> } : {}),
+});
 
 /**
  * A snapshot of a token's holders at one pinned block: every address the token was ever sent to

@@ -101,6 +101,13 @@ export const ROUTES = {
     summary: 'Transaction status',
     tag: 'transactions',
   },
+  events: {
+    method: 'GET',
+    url: '/events',
+    scope: 'events:read',
+    summary: 'Live event stream (Server-Sent Events)',
+    tag: 'events',
+  },
   swap_quote: {
     method: 'POST',
     url: '/swaps/quote',

@@ -130,6 +130,12 @@ export class ApiKeyStore {
     throw new Error('could not allocate a unique key id');
   }
 
+  /** Whether a key may still be used at `nowMs`: it exists, is active and has not expired. */
+  async usable(keyId: string, nowMs: number): Promise<boolean> {
+    const record = await this.find(keyId);
+    return record?.status === 'active' && (!record.expiresAt || record.expiresAt.getTime() > nowMs);
+  }
+
   async find(keyId: string): Promise<ApiKeyRecord | undefined> {
     const row = await this.database.db
       .selectFrom('api_keys')

@@ -53,6 +53,26 @@ export interface IdempotencyTable {
 export interface IndexStateTable {
   chain_id: number;
   indexed_through: number | string | bigint;
+  /** The highest indexed_through ever reached (a reorg lowers indexed_through only); null before 0014. */
+  high_water: number | string | bigint | null;
+}
+/** The event journal: one row per indexed event, and one per event a reorg removed (`removes`). */
+export interface IndexEventsTable {
+  chain_id: number;
+  /** Commit order within the chain: 1, 2, 3, … */
+  seq: number | string | bigint;
+  type: 'launch' | 'trade' | 'announcement' | 'fee_credit' | 'metadata';
+  block_number: number | string | bigint;
+  block_hash: string;
+  tx_hash: string;
+  log_index: number;
+  token: string;
+  /** On a removal row: the seq of the event it removes. */
+  removes: number | string | bigint | null;
+  /** On a removed event and its removal row: the chain's high water when the reorg removed it. */
+  removed_hw: number | string | bigint | null;
+  /** The event's JSON (the stream's `data`), made once by the first reader; null until then. */
+  data: string | null;
 }
 export interface IndexBlocksTable {
   chain_id: number;
@@ -226,6 +246,7 @@ export interface Tables {
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
   market_state: MarketStateTable;
+  index_events: IndexEventsTable;
 }
 
 export interface Database {
@@ -235,6 +256,8 @@ export interface Database {
   close(): Promise<void>;
   /** SQLite: runs one statement once per parameter list, on the connection (so inside its transaction). */
   runEach?(text: string, parameterLists: unknown[][]): void;
+  /** PostgreSQL: the connection string, for a LISTEN connection of its own (src/store/wakeups.ts). */
+  url?: string;
 }
 
 /** The tables `insertMany` writes (the indexer's ranges). */
@@ -246,7 +269,8 @@ export type BulkTable =
   | 'token_holders'
   | 'token_updates'
   | 'skipped_logs'
-  | 'index_blocks';
+  | 'index_blocks'
+  | 'index_events';
 
 /**
  * Inserts rows of one shape in an open transaction (`conflict`: what a duplicate key does). SQLite: one
@@ -362,6 +386,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     db,
     kind,
     ...(statements ? { runEach: statements.runEach } : {}),
+    ...(kind === 'postgres' ? { url: opts.databaseUrl } : {}),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -395,6 +395,30 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema.createIndex('tokens_pool').on('tokens').columns(['chain_id', 'pool_id']).execute();
     },
   },
+  '0014_index_events': {
+    async up(db: AnyDb) {
+      // The event journal (src/indexer/journal.ts): what the index added or removed, in commit order per
+      // chain (seq), written in the same transactions as the index rows. `data` is the event's JSON, made
+      // once by the first reader; a removal row (`removes`) copies its event's data at the reorg.
+      await db.schema
+        .createTable('index_events')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('type', 'varchar(16)', (c) => c.notNull())
+        .addColumn('block_number', 'bigint', (c) => c.notNull())
+        .addColumn('block_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('tx_hash', 'varchar(66)', (c) => c.notNull())
+        .addColumn('log_index', 'integer', (c) => c.notNull())
+        .addColumn('token', 'varchar(42)', (c) => c.notNull())
+        .addColumn('removes', 'bigint')
+        .addColumn('removed_hw', 'bigint')
+        .addColumn('data', 'text')
+        .addPrimaryKeyConstraint('index_events_pk', ['chain_id', 'seq'])
+        .execute();
+      // The highest block the index ever reached per chain (a reorg lowers indexed_through, not this).
+      await db.schema.alterTable('index_state').addColumn('high_water', 'bigint').execute();
+    },
+  },
 });
 
 /**

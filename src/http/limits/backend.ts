@@ -35,6 +35,8 @@ export interface LimiterBackend {
     nowMs: number,
   ): AdmitResult | Promise<AdmitResult>;
   release(slots: SlotCheck[], lease: string): void | Promise<void>;
+  /** Extends a held lease (Redis leases expire on their own; in process a slot lives until released). */
+  renew(slots: SlotCheck[], lease: string, nowMs: number): void | Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -93,6 +95,8 @@ export class MemoryBackend implements LimiterBackend {
       else this.slots.delete(s.key);
     }
   }
+
+  renew(): void {}
 
   private sweep(nowMs: number) {
     this.sweepIn = 10_000;

@@ -21,7 +21,8 @@ export interface ConcurrencyCap {
   name: string;
   operations: readonly Operation[];
   subject: 'key' | 'service';
-  limit: number;
+  /** A number, or `streams`: the key's plan (`streams`) per key, the EVENTS_MAX_STREAMS setting service-wide. */
+  limit: number | 'streams';
   liveConfigOnly?: boolean;
 }
 
@@ -128,6 +129,9 @@ export const CONCURRENCY: readonly ConcurrencyCap[] = [
     liveConfigOnly: true,
   },
   { name: 'prepare-inflight', operations: LIVE_PREPARE, subject: 'service', limit: 50 },
+  // Event streams: held for as long as a stream is open.
+  { name: 'events-key-streams', operations: ['events'], subject: 'key', limit: 'streams' },
+  { name: 'events-service-streams', operations: ['events'], subject: 'service', limit: 'streams' },
 ];
 
 /** Uncached key lookups, per source (spec: Per-source ceilings); checked before the database is asked. */

@@ -59,6 +59,8 @@ export interface Admission {
   holdsSlots: boolean;
   /** Frees the request's concurrency slots; safe to call more than once. */
   release(): void;
+  /** Extends the slots' leases (a long-lived request: an event stream); no-op when it holds none. */
+  renew(): void;
 }
 
 interface Policy {
@@ -143,6 +145,8 @@ export class Limiter {
     private readonly clock: Clock,
     /** Prefix of every storage key (lets several deployments share one Redis). */
     private readonly namespace = 'lp',
+    /** Event streams open at once across the service (the EVENTS_MAX_STREAMS setting). */
+    private readonly serviceStreams = 10_000,
   ) {}
 
   /**
@@ -228,7 +232,13 @@ export class Limiter {
       for (const c of CONCURRENCY_BY_OPERATION.get(input.operation) ?? []) {
         if (c.liveConfigOnly && !input.live) continue;
         const subject = c.subject === 'key' ? input.key.keyId : 'all';
-        slots.push({ policy: c.name, key: `${this.namespace}:s:${c.name}:${subject}`, limit: c.limit });
+        const limit =
+          c.limit !== 'streams'
+            ? c.limit
+            : c.subject === 'key'
+              ? limitsFor(input.key).streams
+              : this.serviceStreams;
+        slots.push({ policy: c.name, key: `${this.namespace}:s:${c.name}:${subject}`, limit });
       }
     }
     const lease = slots.length > 0 ? randomUUID() : '';
@@ -273,7 +283,7 @@ export class Limiter {
       );
     }
     telemetry.limiter('admitted', 'all');
-    if (slots.length === 0) return { headers, holdsSlots: false, release: noop };
+    if (slots.length === 0) return { headers, holdsSlots: false, release: noop, renew: noop };
     let released = false;
     return {
       headers,
@@ -282,6 +292,10 @@ export class Limiter {
         if (released) return;
         released = true;
         Promise.resolve(this.backend.release(slots, lease)).catch(() => {});
+      },
+      renew: () => {
+        if (released) return;
+        Promise.resolve(this.backend.renew(slots, lease, this.clock.now())).catch(() => {});
       },
     };
   }
@@ -371,7 +385,7 @@ function policyHeaderOf(policies: Policy[]): string {
 }
 
 const noop = () => {};
-const UNLIMITED_ADMISSION: Admission = { headers: {}, holdsSlots: false, release: noop };
+const UNLIMITED_ADMISSION: Admission = { headers: {}, holdsSlots: false, release: noop, renew: noop };
 
 /** A limiter that cannot answer never admits silently. */
 function unavailable() {
@@ -387,19 +401,21 @@ class OffBackend implements LimiterBackend {
     return { admitted: true, counts: [], refused: [] };
   }
   release() {}
+  renew() {}
   async ping() {}
   async close() {}
 }
 
 /** The limiter the settings ask for: in-process unless REDIS_URL names a shared Redis. */
 export async function openLimiter(
-  settings: { redisUrl?: string; limitsOff?: boolean },
+  settings: { redisUrl?: string; limitsOff?: boolean; events?: { maxStreams: number } },
   clock: Clock,
 ): Promise<Limiter> {
   if (settings.limitsOff) return new Limiter(new OffBackend(), clock);
+  const streams = settings.events?.maxStreams;
   if (settings.redisUrl) {
     const { RedisBackend } = await import('./redis.ts');
-    return new Limiter(await RedisBackend.connect(settings.redisUrl), clock);
+    return new Limiter(await RedisBackend.connect(settings.redisUrl), clock, 'lp', streams);
   }
-  return new Limiter(new MemoryBackend(), clock);
+  return new Limiter(new MemoryBackend(), clock, 'lp', streams);
 }

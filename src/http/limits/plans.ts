@@ -8,13 +8,43 @@ export interface PlanLimits {
   daily: number;
   monthly: number;
   maxPage: number;
+  /** Event streams open at once (GET /v1/events). */
+  streams: number;
 }
 
 export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
-  playground: { unitsPerMinute: 60, burstPerSecond: 20, daily: 2_500, monthly: 50_000, maxPage: 50 },
-  developer: { unitsPerMinute: 300, burstPerSecond: 20, daily: 25_000, monthly: 500_000, maxPage: 100 },
-  builder: { unitsPerMinute: 1_200, burstPerSecond: 100, daily: 250_000, monthly: 5_000_000, maxPage: 200 },
-  partner: { unitsPerMinute: 1_200, burstPerSecond: 100, daily: 250_000, monthly: 5_000_000, maxPage: 200 },
+  playground: {
+    unitsPerMinute: 60,
+    burstPerSecond: 20,
+    daily: 2_500,
+    monthly: 50_000,
+    maxPage: 50,
+    streams: 1,
+  },
+  developer: {
+    unitsPerMinute: 300,
+    burstPerSecond: 20,
+    daily: 25_000,
+    monthly: 500_000,
+    maxPage: 100,
+    streams: 5,
+  },
+  builder: {
+    unitsPerMinute: 1_200,
+    burstPerSecond: 100,
+    daily: 250_000,
+    monthly: 5_000_000,
+    maxPage: 200,
+    streams: 25,
+  },
+  partner: {
+    unitsPerMinute: 1_200,
+    burstPerSecond: 100,
+    daily: 250_000,
+    monthly: 5_000_000,
+    maxPage: 200,
+    streams: 25,
+  },
 };
 
 const FIELDS = Object.keys(PLAN_LIMITS.developer) as (keyof PlanLimits)[];

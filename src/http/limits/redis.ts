@@ -108,6 +108,16 @@ export class RedisBackend implements LimiterBackend {
     await pipeline.exec();
   }
 
+  async renew(slots: SlotCheck[], lease: string, nowMs: number): Promise<void> {
+    if (slots.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    for (const s of slots) {
+      pipeline.zadd(s.key, 'XX', nowMs + LEASE_MS, lease);
+      pipeline.pexpire(s.key, LEASE_MS);
+    }
+    await pipeline.exec();
+  }
+
   async ping(): Promise<void> {
     await this.redis.ping();
   }

@@ -29,6 +29,8 @@ export const UNITS: Record<Operation, UnitRule> = {
   token_announcements: { base: 2, perRows: 25 },
   holder_snapshot: { base: 10, perRows: 50 },
   transaction_status: { base: 1 },
+  // Opening a stream; what it then carries costs nothing more.
+  events: { base: 5 },
   swap_quote: { base: 5 },
   swap_prepare: { base: 5 },
   fee_claim_prepare: { base: 3, perPosition: true },
