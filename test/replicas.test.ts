@@ -2,7 +2,8 @@
 // (stopped and started here), the devnet, data dirs of their own. What one replica issued, the other
 // honours (quote ids, pins made by either); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
 // never 500, and service comes back by itself; no idempotency record is lost.
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
+import { startReplica } from './support/replica.ts';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Address, Hex } from 'viem';
@@ -27,23 +28,7 @@ let a: { origin: string; child: ChildProcess };
 let b: { origin: string; child: ChildProcess };
 let key: string;
 
-async function replica(extra: Record<string, string>): Promise<{ origin: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['bin/launchpad.js', 'start'], {
-    env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir(), ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr?.on('data', (d) => (out += d));
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /ready at (http:\/\/[^\s]+)\/v1/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`replica exited ${code}: ${out}`)));
-  });
-  return { origin, child };
-}
+const replica = (extra: Record<string, string>) => startReplica({ ...env, ...extra });
 
 beforeAll(async () => {
   [cluster, redis] = await Promise.all([startPostgresCluster(), startRedis()]);

@@ -1,0 +1,28 @@
+// A gateway as its own process (`launchpad start`), as an operator runs replicas: it answers once its
+// ready line names its address. Tests kill it (SIGKILL) or stop it (SIGTERM) themselves.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { tempDir } from './tempDir.ts';
+
+export interface Replica {
+  origin: string;
+  child: ChildProcess;
+}
+
+/** `launchpad start` with `env` (a data dir of its own unless it names one). */
+export async function startReplica(env: Record<string, string>): Promise<Replica> {
+  const child = spawn(process.execPath, ['bin/launchpad.js', 'start'], {
+    env: { ...process.env, LAUNCHPAD_DATA_DIR: tempDir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stderr?.on('data', (d) => (out += d));
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /ready at (http:\/\/[^\s]+)\/v1/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`replica exited ${code}: ${out}`)));
+  });
+  return { origin, child };
+}
