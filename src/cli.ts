@@ -16,6 +16,8 @@ import { CliError, holdLock } from './lock.ts';
 import { renderOpenapi } from './openapiDocument.ts';
 import { buildServer } from './server.ts';
 import { loadSettings, type Settings, SettingsError } from './settings.ts';
+import { watch } from './watch.ts';
+import { EventStreamError } from './client/index.ts';
 import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
 import { type Database, openDatabase } from './store/db.ts';
 
@@ -58,6 +60,22 @@ launchpad keys revoke <key_id>`,
   buy, sell through Permit2, fee claim, announcement, trades and holders. Exit 0 only if every step
   landed on chain. Defaults: http://127.0.0.1:$PORT/v1, a new developer key in the data dir's database.`,
     options: { 'base-url': { type: 'string' }, key: { type: 'string' } },
+  },
+  watch: {
+    usage: `launchpad watch [--base-url <url>] [--key <api key>] [--chain <id>] [--types <list>]
+                [--token <address>] [--confirmations <n>] [--json]
+  Prints the live event feed (GET /v1/events): one readable line an event on a terminal, JSON lines
+  otherwise or with --json; resumes by itself after a dropped connection. Types among launch, trade,
+  announcement, fee_credit, metadata. Defaults: http://127.0.0.1:$PORT/v1, the key in LAUNCHPAD_API_KEY.`,
+    options: {
+      'base-url': { type: 'string' },
+      key: { type: 'string' },
+      chain: { type: 'string' },
+      types: { type: 'string' },
+      token: { type: 'string' },
+      confirmations: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
   },
   doctor: {
     usage: `launchpad doctor [--json]
@@ -343,6 +361,46 @@ async function demo(flags: { 'base-url'?: string; key?: string }) {
   await runDemo({ baseUrl, apiKey: key, dataDir: settings.dataDir });
 }
 
+interface WatchFlags {
+  'base-url'?: string;
+  key?: string;
+  chain?: string;
+  types?: string;
+  token?: string;
+  confirmations?: string;
+  json: boolean;
+}
+
+/** `launchpad watch`: the event feed until Ctrl-C. */
+async function watchFeed(flags: WatchFlags) {
+  const settings = loadSettings();
+  const apiKey = flags.key ?? process.env.LAUNCHPAD_API_KEY;
+  if (!apiKey)
+    throw new UsageError(`launchpad watch needs --key or LAUNCHPAD_API_KEY\nusage: ${COMMANDS.watch?.usage}`);
+  const whole = (name: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
+    return Number(v);
+  };
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  await watch({
+    baseUrl: flags['base-url'] ?? `http://127.0.0.1:${settings.port}/v1`,
+    apiKey,
+    chainId: whole('chain', flags.chain),
+    types: flags.types?.split(','),
+    tokenAddress: flags.token,
+    confirmations: whole('confirmations', flags.confirmations),
+    json: flags.json || !process.stdout.isTTY,
+    write: (line) => process.stdout.write(`${line}\n`),
+    signal: stop.signal,
+  }).catch((err: unknown) => {
+    if (err instanceof EventStreamError) throw new CliError(`launchpad watch: ${err.message}`);
+    throw err;
+  });
+}
+
 /** Per-key limit overrides: positive whole numbers for the plan fields only. */
 function parseOverrides(json: string): Record<string, number> {
   let value: unknown;
@@ -460,6 +518,8 @@ async function main(argv: string[]) {
       return demo(values as { 'base-url'?: string; key?: string });
     case 'doctor':
       return doctor(Boolean((values as { json?: boolean }).json));
+    case 'watch':
+      return watchFeed(values as unknown as WatchFlags);
     case 'devnet': {
       const settings = loadSettings();
       holdLock(settings.dataDir, 'devnet');

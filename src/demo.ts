@@ -1,6 +1,7 @@
 // `launchpad demo`: walks the whole product against a running devnet gateway with the devnet's accounts,
 // through the typed client (src/client): config → launch → index → buy (native) → sell (Permit2 signature)
-// → fee claim → announcement → trades and holders. Each plan is signed locally by the account (a wallet
+// → fee claim → announcement → trades and holders, with the live event stream printing the launch and
+// trades as they are indexed. Each plan is signed locally by the account (a wallet
 // would do the same) and sent raw; a step counts only when its transaction succeeded on chain.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,13 @@ import {
   zeroAddress,
 } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { createLaunchpadClient, type LaunchpadClient } from './client/index.ts';
+import {
+  createLaunchpadClient,
+  type LaunchpadClient,
+  type LaunchpadEvent,
+  streamEvents,
+} from './client/index.ts';
+import { describeEvent } from './watch.ts';
 import { CliError } from './lock.ts';
 
 /** anvil's default accounts (the devnet runs anvil with its default mnemonic). */
@@ -94,6 +101,24 @@ export async function runDemo(input: DemoInput): Promise<void> {
     `config      chain ${CHAIN_ID} (${config.chain.name}), suite ${suite.id} at block ${config.as_of_block}`,
   );
   log(`            proves: suites and quotes read live from the factory at one pinned block`);
+
+  // The live feed, opened before anything happens: the launch and the trades below arrive on it.
+  const stop = new AbortController();
+  const arrived: LaunchpadEvent[] = [];
+  const feed = (async () => {
+    for await (const e of streamEvents({
+      baseUrl: input.baseUrl,
+      apiKey: input.apiKey,
+      chainId: CHAIN_ID,
+      types: ['launch', 'trade'],
+      signal: stop.signal,
+    })) {
+      arrived.push(e);
+      log(`stream      ${describeEvent(e)}`);
+    }
+  })();
+  feed.catch(() => {}); // awaited at the end
+  await new Promise((r) => setTimeout(r, 200));
 
   // 2. Launch: prepare, sign, send.
   const launch = ok(
@@ -246,6 +271,22 @@ export async function runDemo(input: DemoInput): Promise<void> {
     throw new DemoError('the trader is not among the holders');
   log(`trades      ${trades.map((t) => t.side).join(', ')}; holders ${holders.summary.total_holders}`);
   log(`            proves: swaps are indexed with their fees; holder balances read at one pinned block`);
+
+  // 9. The stream carried the launch and both trades as they were indexed.
+  const mine = () => arrived.filter((e) => e.data.token_address === token);
+  await waitFor(
+    'the event stream to carry the launch and both trades',
+    async () =>
+      mine().filter((e) => e.event === 'trade').length >= 2 && mine().some((e) => e.event === 'launch'),
+  );
+  stop.abort();
+  await feed;
+  log(
+    `stream      GET /v1/events sent ${mine()
+      .map((e) => e.event)
+      .join(', ')} as they were indexed`,
+  );
+  log(`            proves: push without polling, each event's record as the read routes give it`);
   log('demo: every step landed on chain');
 }
 

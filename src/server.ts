@@ -365,11 +365,23 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
     done();
   });
+  // Connections that have sent no byte yet: during shutdown they are dropped (Node counts them as neither
+  // idle nor busy, and a client that aborts many streams at once leaves such connections behind).
+  const silent = new Set<import('node:net').Socket>();
+  app.server.on('connection', (socket: import('node:net').Socket) => {
+    if (closing) return void socket.destroy();
+    silent.add(socket);
+    socket.once('data', () => silent.delete(socket));
+    socket.once('close', () => silent.delete(socket));
+  });
   // During shutdown, keep closing connections as they go idle so close() completes after in-flight work.
   app.addHook('preClose', (done) => {
     closing = true;
     clearInterval(purge);
-    const timer = setInterval(() => app.server.closeIdleConnections(), 50);
+    const timer = setInterval(() => {
+      app.server.closeIdleConnections();
+      for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
+    }, 50);
     timer.unref();
     app.server.once('close', () => clearInterval(timer));
     done();

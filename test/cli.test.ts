@@ -84,11 +84,51 @@ describe('launchpad start', () => {
     expect(refusal).toMatch(new RegExp(`in use by launchpad start \\(pid ${gw.child.pid},`));
     expect(refusal.split('\n')).toHaveLength(1);
 
+    // `launchpad watch` follows the feed meanwhile: JSON lines when its output is not a terminal.
+    const watching = spawn(
+      process.execPath,
+      [
+        'bin/launchpad.js',
+        'watch',
+        '--base-url',
+        gw.base,
+        '--key',
+        devKey,
+        '--chain',
+        '8453',
+        '--types',
+        'launch',
+      ],
+      { env: { ...process.env, LAUNCHPAD_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let watched = '';
+    watching.stdout?.on('data', (d) => (watched += d));
     // The demo walks the product against it: every step must land on chain.
     const demo = await cli(['demo', '--base-url', gw.base, '--key', devKey], { LAUNCHPAD_DATA_DIR: dataDir });
-    for (const step of ['config', 'launch', 'index', 'buy', 'sell', 'fee claim', 'announce', 'trades'])
+    for (const step of [
+      'config',
+      'launch',
+      'index',
+      'buy',
+      'sell',
+      'fee claim',
+      'announce',
+      'trades',
+      'stream',
+    ])
       expect(demo.stdout).toMatch(new RegExp(`^${step} `, 'm'));
+    expect(demo.stdout).toMatch(/^stream .*\btrade\b.*\bbuy\b/m); // the trades, as they were indexed
     expect(demo.stdout).toContain('demo: every step landed on chain');
+    const lines = watched
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.event === 'launch' && l.data.record.token.symbol === 'DEMO')).toMatchObject({
+      id: expect.any(String),
+      data: { type: 'launch', chain_id: 8453 },
+    });
+    watching.kill('SIGINT');
+    expect((await once(watching, 'exit'))[0]).toBe(0);
 
     gw.child.kill('SIGTERM');
     const [code] = await once(gw.child, 'exit');

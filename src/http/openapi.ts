@@ -6,6 +6,7 @@ import { ISSUE_CODES, ISSUE_SEVERITIES, SIMULATION_STATUSES, STEP_KINDS } from '
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../routes/catalog.ts';
+import { SCOPES } from './scopes.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING } from './limits/ceilings.ts';
 import { RATE_HEADERS } from './limits/limits.ts';
 import { PLAN_LIMITS } from './limits/plans.ts';
@@ -153,10 +154,18 @@ export function openapiOptions(settings: Settings): SwaggerOptions {
       },
       servers: [{ url: settings.publicUrl }],
       components: {
-        securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+        securitySchemes: {
+          ApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: `Scopes (each operation names its own in x-lp-scope; \`*\` grants all): ${SCOPES.join(', ')}.`,
+          },
+        },
         schemas: { Problem: problemSchema(settings), EventData },
         headers: HEADERS,
       },
+      'x-lp-scopes': SCOPES,
       'x-lp-units': UNITS,
       'x-lp-plans': PLAN_LIMITS,
       'x-lp-ceilings': { counters: CEILINGS, concurrency: CONCURRENCY, key_lookups: KEY_LOOKUP_CEILING },
