@@ -6,9 +6,23 @@ export interface TelemetrySink {
   limiter(decision: 'admitted' | 'refused', policy: string): void;
   replay(operation: string): void;
   simulationFailed(chainId: number, code: string): void;
+  /** An event stream opened (+1) or closed (-1). */
+  streams(delta: number): void;
+  /** An event written to a stream (`event`: its SSE event name). */
+  eventSent(event: string): void;
+  /** A stream the gateway ended: `slow_client`, `key_invalid` or `shutdown`. */
+  streamEnded(reason: string): void;
 }
 
-const none: TelemetrySink = { rpc() {}, limiter() {}, replay() {}, simulationFailed() {} };
+const none: TelemetrySink = {
+  rpc() {},
+  limiter() {},
+  replay() {},
+  simulationFailed() {},
+  streams() {},
+  eventSent() {},
+  streamEnded() {},
+};
 let sink: TelemetrySink = none;
 
 /** Installs the process's telemetry sink (or removes it with undefined). */
@@ -21,4 +35,7 @@ export const telemetry: TelemetrySink = {
   limiter: (...a) => sink.limiter(...a),
   replay: (...a) => sink.replay(...a),
   simulationFailed: (...a) => sink.simulationFailed(...a),
+  streams: (...a) => sink.streams(...a),
+  eventSent: (...a) => sink.eventSent(...a),
+  streamEnded: (...a) => sink.streamEnded(...a),
 };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Devnet } from '../src/devnet/devnet.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { streamEvents } from '../src/client/index.ts';
+import { pruneEvents } from '../src/indexer/journal.ts';
 import { TestChain } from './support/chain.ts';
 import {
   type DevnetGateway,
@@ -15,7 +16,7 @@ import {
   startTestIndexer,
 } from './support/devnetGateway.ts';
 import { expectDocumented } from './support/documented.ts';
-import { call, expectProblem, UNLIMITED } from './support/gateway.ts';
+import { call, expectProblem, startGateway, UNLIMITED } from './support/gateway.ts';
 import { openStream, type StreamEvent, type TestStream } from './support/sse.ts';
 
 const PNG =
@@ -224,6 +225,14 @@ describe('the event stream', () => {
       409,
       'cursor_filter_mismatch',
     );
+    // An id the journal no longer holds (pruned to its newest event): cursor_stale, before any byte.
+    await pruneEvents(env.gw.database, 8453, 1);
+    const pruned = await open('chain_id=8453&types=launch,trade', { 'last-event-id': seen[0]?.id as string });
+    expectProblem(
+      { status: pruned.status, headers: pruned.headers, json: pruned.problem, body: '' },
+      409,
+      'cursor_stale',
+    );
     const junk = await open('chain_id=8453', { 'last-event-id': 'nope' });
     expectProblem(
       { status: junk.status, headers: junk.headers, json: junk.problem, body: '' },
@@ -268,6 +277,25 @@ describe('the event stream', () => {
     await problem('', 401, 'missing_api_key', null);
     const readOnly = await env.gw.createKey({ scopes: ['tokens:read'] });
     await problem('', 403, 'insufficient_scope', readOnly);
+  });
+
+  it('holds the service-wide stream cap (EVENTS_MAX_STREAMS)', async () => {
+    const small = await startGateway({ EVENTS_MAX_STREAMS: '2', LOG_LEVEL: 'silent' });
+    try {
+      const [a, b, c] = await Promise.all([small.createKey(), small.createKey(), small.createKey()]);
+      const held = [await openStream(small.origin, a, ''), await openStream(small.origin, b, '')];
+      expect(held.map((s) => s.status)).toEqual([200, 200]);
+      const third = await openStream(small.origin, c as string, '');
+      const refused = expectProblem(
+        { status: third.status, headers: third.headers, json: third.problem, body: '' },
+        429,
+        'quota_exceeded',
+      );
+      expect(refused.violated_policies).toEqual(['events-service-streams']);
+      for (const s of held) s.close();
+    } finally {
+      await small.close();
+    }
   });
 
   it('holds the per-key stream cap, and ends the streams of a revoked key within 5 s', async () => {

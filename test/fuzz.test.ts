@@ -346,12 +346,25 @@ describe.each(['sqlite', 'postgres'] as const)(
           if (r.body !== undefined && r.contentType) headers['content-type'] = r.contentType;
           if (r.encoding) headers['content-encoding'] = r.encoding;
           if (r.idempotency !== undefined) headers['idempotency-key'] = r.idempotency;
+          const abort = new AbortController();
           const res = await fetch(`${env.gw.origin}${path}?${query}${r.extraQuery}`, {
             method: op.method,
             headers,
             body: op.method === 'POST' ? (r.body ?? '') : undefined,
+            signal: abort.signal,
           });
-          const text = await res.text();
+          // An event stream answers for as long as it is open: its first bytes say what it is, then it is closed.
+          const stream =
+            res.status === 200 && res.headers.get('content-type')?.startsWith('text/event-stream');
+          const text = stream
+            ? new TextDecoder().decode(
+                (await (res.body as ReadableStream<Uint8Array>).getReader().read()).value,
+              )
+            : await res.text();
+          if (stream) {
+            abort.abort();
+            expect(text).toMatch(/^retry: \d+\n\n/);
+          }
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           const where = `${op.method} ${path} → ${res.status} ${text.slice(0, 300)}`;
           expect(res.status, where).toBeLessThan(500);

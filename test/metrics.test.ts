@@ -68,6 +68,12 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/launchpad_idempotent_replays_total\{operation="fee_claim_prepare"\} 1/);
     expect(text).toContain('# HELP launchpad_indexer_head_lag_blocks');
     expect(text).toContain('# HELP launchpad_simulation_failures_total');
+    for (const name of [
+      'launchpad_event_streams',
+      'launchpad_events_sent_total',
+      'launchpad_event_streams_ended_total',
+    ])
+      expect(text).toContain(`# HELP ${name} `);
     expect(text).not.toContain('sekret-metrics');
   });
 });

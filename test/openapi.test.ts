@@ -70,14 +70,29 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('documents the key scheme, each route scope and every problem response', () => {
-    expect(doc.components.securitySchemes.ApiKey).toEqual({
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({
       type: 'apiKey',
       in: 'header',
       name: 'x-api-key',
     });
+    // Every scope is listed, the event stream's too.
+    expect(doc['x-lp-scopes']).toContain('events:read');
+    expect(doc.components.securitySchemes.ApiKey.description).toContain('events:read');
     const config = doc.paths['/v1/config'].get;
     expect(config.security).toEqual([{ ApiKey: [] }]);
     expect(config['x-lp-scope']).toBe('config:read');
+    // The event stream: text/event-stream, its data schema, Last-Event-ID, its scope.
+    const events = doc.paths['/v1/events'].get;
+    expect(events['x-lp-scope']).toBe('events:read');
+    expect(events.responses['200'].content['text/event-stream']['x-lp-event-data']).toEqual({
+      $ref: '#/components/schemas/EventData',
+    });
+    expect(
+      doc.components.schemas.EventData.properties.type.anyOf.map((t: { enum: string[] }) => t.enum[0]),
+    ).toEqual(['launch', 'trade', 'announcement', 'fee_credit', 'metadata']);
+    expect(events.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['chain_id', 'types', 'token_address', 'confirmations', 'Last-Event-ID']),
+    );
     for (const status of [
       '400',
       '401',
@@ -160,6 +175,7 @@ describe('limits in the OpenAPI document', () => {
       daily: 25000,
       monthly: 500000,
       maxPage: 100,
+      streams: 5,
     });
     expect(doc['x-lp-ceilings'].counters.map((c: { name: string }) => c.name)).toContain(
       'swap-quote-wallet-minute',

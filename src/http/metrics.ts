@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client) at /metrics: requests by route and status with latency, RPC calls by
 // chain and method with latency and errors, limiter admissions and refusals by policy, idempotent
-// replays, indexer head lag per chain, failed simulations. Off unless METRICS_TOKEN is set; then the
+// replays, indexer head lag per chain, failed simulations, event streams open, events sent and streams
+// ended by the gateway. Off unless METRICS_TOKEN is set; then the
 // scrape needs `Authorization: Bearer <METRICS_TOKEN>`.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -47,6 +48,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly streams = new Gauge({
+    name: 'launchpad_event_streams',
+    help: 'Event streams (GET /v1/events) open on this process',
+    registers: [this.registry],
+  });
+  readonly eventsSent = new Counter({
+    name: 'launchpad_events_sent_total',
+    help: 'Events written to streams, by SSE event name (launch, trade, …, removed)',
+    labelNames: ['event'],
+    registers: [this.registry],
+  });
+  readonly streamsEnded = new Counter({
+    name: 'launchpad_event_streams_ended_total',
+    help: 'Streams the gateway ended, by reason (slow_client, key_invalid, shutdown)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+
   constructor(database: Database, monitor: ChainMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'launchpad_' });
     new Gauge({
@@ -73,6 +92,9 @@ export class Metrics {
       limiter: (decision, policy) => this.limiter.inc({ decision, policy }),
       replay: (operation) => this.replays.inc({ operation }),
       simulationFailed: (chain, code) => this.simulationFailures.inc({ chain: String(chain), code }),
+      streams: (delta) => this.streams.inc(delta),
+      eventSent: (event) => this.eventsSent.inc({ event }),
+      streamEnded: (reason) => this.streamsEnded.inc({ reason }),
     });
   }
 

@@ -9,6 +9,7 @@ import type { EventType } from '../indexer/journal.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import { highWaters, journalSpan, type JournalRow, readJournal, resolveEventData } from './eventRecords.ts';
 import type { TokenReadDeps } from './tokenQueries.ts';
+import { telemetry } from '../telemetry.ts';
 
 /** What a stream asks for. */
 export interface EventFilter {
@@ -212,6 +213,7 @@ export class EventFeed {
       closed: false,
     };
     this.subs.add(sub);
+    telemetry.streams(1);
     // The chains' tails may be behind this stream's start (nobody was listening): catch them up first.
     for (const id of filter.chainIds) this.refresh(id);
     return () => this.drop(sub);
@@ -221,20 +223,23 @@ export class EventFeed {
   async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    for (const s of [...this.subs]) this.end(s, 'the gateway is shutting down');
+    for (const s of [...this.subs]) this.end(s, 'shutdown', 'the gateway is shutting down');
     await this.unsubscribe?.();
     this.unsubscribe = undefined;
   }
 
   private drop(sub: Subscription): void {
+    if (sub.closed) return;
     sub.closed = true;
     this.subs.delete(sub);
+    telemetry.streams(-1);
   }
 
-  private end(sub: Subscription, reason: string, abort = false): void {
+  private end(sub: Subscription, why: 'slow_client' | 'key_invalid' | 'shutdown', reason: string): void {
     if (sub.closed) return;
     this.drop(sub);
-    sub.sink.end(reason, abort);
+    telemetry.streamEnded(why);
+    sub.sink.end(reason, why === 'slow_client');
   }
 
   /** Writes to a stream, ending it when its client has left too much unread. */
@@ -242,7 +247,7 @@ export class EventFeed {
     if (sub.closed) return;
     sub.sink.write(chunk);
     if (sub.sink.buffered() > this.options.maxBufferedBytes)
-      this.end(sub, 'the client did not keep up; resume with the last event id', true);
+      this.end(sub, 'slow_client', 'the client did not keep up; resume with the last event id');
   }
 
   /** Ends the streams of keys that were revoked or expired. */
@@ -256,7 +261,8 @@ export class EventFeed {
         continue; // the database is away: keys are checked again at the next round
       }
       if (!active)
-        for (const s of [...this.subs]) if (s.keyId === keyId) this.end(s, 'the API key is no longer valid');
+        for (const s of [...this.subs])
+          if (s.keyId === keyId) this.end(s, 'key_invalid', 'the API key is no longer valid');
     }
   }
 
@@ -289,13 +295,14 @@ export class EventFeed {
     if (followers.length === 0) return;
     // The high water is read before the rows: every commit it reflects has its journal rows in view.
     const highWater = (await highWaters(this.deps)).get(chainId) ?? -1;
-    const lowest = Math.min(...followers.map((s) => s.positions.get(chainId) ?? 0));
+    const at = followers.map((s) => s.positions.get(chainId) ?? 0);
     let tail = this.tails.get(chainId) ?? [];
     let last = this.tailLast.get(chainId);
-    // A tail behind every stream (nobody followed the chain for a while) restarts where they are.
-    if (last === undefined || last < lowest) {
+    // The tail holds the newest rows: it starts where the furthest stream is (streams behind it read the
+    // journal page by page), and restarts when every stream is past it (nobody followed the chain).
+    if (last === undefined || last < Math.min(...at)) {
       tail = [];
-      last = lowest;
+      last = last === undefined ? Math.max(...at) : Math.min(...at);
     }
     for (;;) {
       const rows = await readJournal(this.deps, chainId, last, PAGE);
@@ -365,6 +372,7 @@ export class EventFeed {
         if (verdict === 'deliver') {
           const event = row.removes !== null ? 'removed' : row.type;
           this.send(sub, `id: ${this.idOf(sub)}\nevent: ${event}\ndata: ${row.data}\n\n`);
+          telemetry.eventSent(event);
         }
         if (sub.closed) return;
       }

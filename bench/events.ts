@@ -1,0 +1,204 @@
+// The event stream (GET /v1/events) on PostgreSQL, as it runs in production: the indexer in this process,
+// the stream served by a gateway process woken by NOTIFY. Measured on one clock (this process): from
+// the indexer's commit of a trade to its arrival at the client, for one stream and for 2,000 streams of
+// one gateway with each event fanned out to all (and the gateway's RSS growth). Baseline, same run: a
+// bare PostgreSQL NOTIFY from a commit to a LISTEN connection, the floor of any cross-process wake-up.
+import { request } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { zeroAddress } from 'viem';
+import { ChainClients } from '../src/chain/clients.ts';
+import { startDevnet } from '../src/devnet/devnet.ts';
+import { startIndexer } from '../src/indexer/indexer.ts';
+import { Deployments } from '../src/launchpad/deployments.ts';
+import { loadSettings } from '../src/settings.ts';
+import { ApiKeyStore } from '../src/store/apiKeys.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { onJournalGrowth } from '../src/store/wakeups.ts';
+import { TestChain } from '../test/support/chain.ts';
+import { freePortRange } from '../test/support/net.ts';
+import { startPostgresCluster } from '../test/support/postgres.ts';
+import { devnetGatewayEnv, startServer, target } from './support.ts';
+
+const SINGLE_TRADES = Number(process.env.BENCH_EVENT_TRADES ?? 200);
+const FANOUT = Number(process.env.BENCH_EVENT_STREAMS ?? 2000);
+const FANOUT_EVENTS = 5;
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+};
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** One SSE client on node:http: calls `onTrade(tx, atMs)` for each trade event as its bytes arrive. */
+function stream(origin: string, key: string, onTrade: (tx: string, atMs: number) => void) {
+  return new Promise<{ close(): void }>((resolve, reject) => {
+    const req = request(`${origin}/v1/events?chain_id=8453&types=trade`, {
+      headers: { 'x-api-key': key },
+      agent: false,
+    });
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`GET /v1/events answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        const at = performance.now();
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith('retry:')) resolve({ close: () => req.destroy() });
+          const tx = /"transaction_hash":"(0x[0-9a-f]{64})"/.exec(block)?.[1];
+          if (block.includes('\nevent: trade\n') && tx) onTrade(tx, at);
+        }
+      });
+      res.on('error', () => {});
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+export async function benchEvents() {
+  const cluster = await startPostgresCluster();
+  const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-events-'));
+  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
+  const env = { ...devnetGatewayEnv(devnet, dataDir), DATABASE_URL: cluster.url, INDEXER: 'off' };
+  const settings = loadSettings(env);
+  const database = await openDatabase(settings);
+  const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const { key } = await new ApiKeyStore(database, settings.keyPrefix).create({
+      plan: 'partner',
+      scopes: ['*'],
+      origins: [],
+    });
+    const gateway = await startServer(['bin/launchpad.js', 'start'], env);
+    stops.push(() => gateway.stop());
+    // When each trade was committed: the indexer here announces its commits in this process.
+    const committed = new Map<string, number>();
+    let lastSeq = 0;
+    let reading = Promise.resolve();
+    stops.push(
+      onJournalGrowth(database, () => {
+        const at = performance.now();
+        reading = reading.then(async () => {
+          const rows = await database.db
+            .selectFrom('index_events')
+            .select(['seq', 'tx_hash'])
+            .where('chain_id', '=', 8453)
+            .where('seq', '>', lastSeq)
+            .execute();
+          for (const r of rows) {
+            lastSeq = Math.max(lastSeq, Number(r.seq));
+            if (!committed.has(r.tx_hash)) committed.set(r.tx_hash, at);
+          }
+        });
+      }),
+    );
+    const indexer = startIndexer({
+      database,
+      chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
+      deployments: Deployments.load(settings.manifestsDir),
+      chainIds: [8453],
+      pollMs: 20,
+      marketRefreshMs: 3_600_000,
+    });
+    stops.push(() => indexer.stop());
+    const launched = await chain.launch(chain.account(1));
+    await chain.advance(21);
+    const swap = async () =>
+      (await chain.swap(chain.account(2), launched.key, zeroAddress, 10n ** 14n)).transactionHash;
+    const waitFor = async (what: string, done: () => boolean) => {
+      for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+      if (!done()) throw new Error(`timed out waiting for ${what}`);
+    };
+
+    // Baseline: a commit that notifies, to a LISTEN connection (what the gateway's wake-up rides on).
+    const listener = new pg.Client({ connectionString: cluster.url });
+    const notifier = new pg.Client({ connectionString: cluster.url });
+    await Promise.all([listener.connect(), notifier.connect()]);
+    await listener.query('listen bench_floor');
+    const floor: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const heard = new Promise<number>((r) => listener.once('notification', () => r(performance.now())));
+      await notifier.query('begin');
+      await notifier.query("select pg_notify('bench_floor', 'x')");
+      await notifier.query('commit');
+      const t0 = performance.now();
+      floor.push((await heard) - t0);
+    }
+    await Promise.all([listener.end(), notifier.end()]);
+
+    // One stream: every trade's commit-to-client time.
+    const single: number[] = [];
+    const arrived = new Map<string, number>();
+    const one = await stream(gateway.url, key, (tx, at) => arrived.set(tx, at));
+    for (let i = 0; i < SINGLE_TRADES; i++) {
+      const tx = await swap();
+      await waitFor('the trade on the stream', () => arrived.has(tx) && committed.has(tx));
+      single.push((arrived.get(tx) as number) - (committed.get(tx) as number));
+    }
+    one.close();
+
+    // 2,000 streams: each event fanned out to all of them.
+    await new Promise((r) => setTimeout(r, 500));
+    const rssBefore = rssMb(gateway.pid);
+    const seen = new Map<string, number[]>();
+    const clients = [];
+    for (let i = 0; i < FANOUT; i += 100)
+      clients.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(100, FANOUT - i) }, () =>
+            stream(gateway.url, key, (tx, at) => {
+              const list = seen.get(tx) ?? [];
+              list.push(at);
+              seen.set(tx, list);
+            }),
+          ),
+        )),
+      );
+    const fanned: number[] = [];
+    for (let e = 0; e < FANOUT_EVENTS; e++) {
+      const tx = await swap();
+      await waitFor('the trade on every stream', () => (seen.get(tx)?.length ?? 0) >= FANOUT);
+      const at = committed.get(tx) as number;
+      for (const t of seen.get(tx) as number[]) fanned.push(t - at);
+    }
+    const rssAfter = rssMb(gateway.pid);
+    for (const c of clients) c.close();
+
+    const floorP50 = quantile(floor, 0.5);
+    console.log(`\n## Event stream (PostgreSQL; indexer in this process, stream from a gateway process)`);
+    console.log('| measure | p50 ms | p99 ms | p50 / NOTIFY floor |');
+    console.log('|---|---:|---:|---:|');
+    const row = (name: string, v: number[]) =>
+      console.log(
+        `| ${name} | ${quantile(v, 0.5).toFixed(2)} | ${quantile(v, 0.99).toFixed(2)} | ${(quantile(v, 0.5) / floorP50).toFixed(1)} |`,
+      );
+    row('baseline: commit with NOTIFY → LISTEN connection', floor);
+    row(`commit → client, 1 stream (${SINGLE_TRADES} trades)`, single);
+    row(`commit → client, ${FANOUT} streams (${FANOUT_EVENTS} trades, ${fanned.length} deliveries)`, fanned);
+    console.log(
+      `gateway RSS: ${rssBefore.toFixed(0)} MB before the ${FANOUT} streams, ${rssAfter.toFixed(0)} MB with them open after ${FANOUT_EVENTS} events`,
+    );
+    const p50 = quantile(single, 0.5);
+    const p99 = quantile(single, 0.99);
+    target('event delivery p50 ≤ 250 ms (commit → client)', `${p50.toFixed(1)} ms`, p50 <= 250);
+    target('event delivery p99 ≤ 1 s (commit → client)', `${p99.toFixed(1)} ms`, p99 <= 1000);
+    const fanP99 = quantile(fanned, 0.99);
+    target(`${FANOUT} streams, one event to all: p99 ≤ 1 s`, `${fanP99.toFixed(1)} ms`, fanP99 <= 1000);
+    const growth = rssAfter - rssBefore;
+    target(`${FANOUT} streams: gateway RSS growth ≤ 200 MB`, `${growth.toFixed(0)} MB`, growth <= 200);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await database.close();
+    await devnet.stop();
+    await cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
