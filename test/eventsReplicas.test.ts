@@ -2,9 +2,7 @@
 // served by replica B (woken by NOTIFY); B killed with SIGKILL and started again resumes after the last
 // event id with nothing lost or repeated; the per-key stream cap holds across replicas; SIGTERM ends a
 // stream after its last whole event.
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { promisify } from 'node:util';
 import { type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
@@ -12,10 +10,9 @@ import { TestChain } from './support/chain.ts';
 import { call, expectProblem, freshPostgres, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
-import { type Replica, startReplica } from './support/replica.ts';
+import { createKeyWithCli, type Replica, startReplica } from './support/replica.ts';
 import { openStream, type StreamEvent, type TestStream } from './support/sse.ts';
 
-const run = promisify(execFile);
 let redis: TestRedis;
 let devnet: Devnet;
 let chain: TestChain;
@@ -29,25 +26,7 @@ async function replica(extra: Record<string, string> = {}) {
   return r;
 }
 
-async function key(plan: string, limits: object): Promise<string> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      'bin/launchpad.js',
-      'keys',
-      'create',
-      '--plan',
-      plan,
-      '--scopes',
-      '*',
-      '--limits',
-      JSON.stringify(limits),
-      '--json',
-    ],
-    { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
-  );
-  return JSON.parse(stdout).key as string;
-}
+const key = (plan: string, limits: object) => createKeyWithCli(env, plan, limits);
 
 beforeAll(async () => {
   redis = await startRedis();

@@ -3,7 +3,7 @@
 // honours (quote ids, pins made by either); when Redis or PostgreSQL is away, keyed requests get 503 with Retry-After,
 // never 500, and service comes back by itself; no idempotency record is lost.
 import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
-import { startReplica } from './support/replica.ts';
+import { createKeyWithCli, startReplica } from './support/replica.ts';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Address, Hex } from 'viem';
@@ -47,24 +47,12 @@ beforeAll(async () => {
   };
   a = await replica({});
   b = await replica({ INDEXER: 'off' });
-  const limits = JSON.stringify({ burstPerSecond: 1e6, unitsPerMinute: 1e6, daily: 1e8, monthly: 1e9 });
-  const { stdout } = await run(
-    process.execPath,
-    [
-      'bin/launchpad.js',
-      'keys',
-      'create',
-      '--plan',
-      'builder',
-      '--scopes',
-      '*',
-      '--limits',
-      limits,
-      '--json',
-    ],
-    { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
-  );
-  key = JSON.parse(stdout).key as string;
+  key = await createKeyWithCli(env, 'builder', {
+    burstPerSecond: 1e6,
+    unitsPerMinute: 1e6,
+    daily: 1e8,
+    monthly: 1e9,
+  });
 }, 120_000);
 afterAll(async () => {
   for (const r of [a, b]) r?.child.kill('SIGKILL');

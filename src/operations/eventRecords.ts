@@ -3,7 +3,7 @@
 // (tokenQueries.ts builds both). Made once, by the first reader anywhere, and stored on the journal row,
 // so every stream and replica sends the same bytes, and a removal can repeat them after a reorg.
 import { sql } from 'kysely';
-import type { EventType } from '../indexer/journal.ts';
+import type { EventType, JournalEntry } from '../indexer/journal.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { IndexEventsTable, TokensTable } from '../store/db.ts';
 import {
@@ -16,15 +16,9 @@ import {
 } from './tokenQueries.ts';
 
 /** A journal row as read (bigint columns as numbers). */
-export interface JournalRow {
+export interface JournalRow extends JournalEntry {
   chain_id: ChainId;
   seq: number;
-  type: EventType;
-  block_number: number;
-  block_hash: string;
-  tx_hash: string;
-  log_index: number;
-  token: string;
   removes: number | null;
   removed_hw: number | null;
   data: string | null;

@@ -1,6 +1,7 @@
 // A gateway as its own process (`launchpad start`), as an operator runs replicas: it answers once its
 // ready line names its address. Tests kill it (SIGKILL) or stop it (SIGTERM) themselves.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { tempDir } from './tempDir.ts';
 
 export interface Replica {
@@ -25,4 +26,29 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
     child.once('exit', (code) => reject(new Error(`replica exited ${code}: ${out}`)));
   });
   return { origin, child };
+}
+
+/** A key made with `launchpad keys create` against `env`'s database (every scope, `limits` overrides). */
+export async function createKeyWithCli(
+  env: Record<string, string>,
+  plan: string,
+  limits: object = {},
+): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      'bin/launchpad.js',
+      'keys',
+      'create',
+      '--plan',
+      plan,
+      '--scopes',
+      '*',
+      '--limits',
+      JSON.stringify(limits),
+      '--json',
+    ],
+    { env: { ...process.env, ...env, LAUNCHPAD_DATA_DIR: tempDir() } },
+  );
+  return JSON.parse(stdout).key as string;
 }
