@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { EventType, JournalEntry } from '../indexer/journal.ts';
 import type { ChainId } from '../launchpad/chains.ts';
-import type { IndexEventsTable, TokensTable } from '../store/db.ts';
+import type { IndexEventsTable, Tables, TokensTable } from '../store/db.ts';
 import {
   announcementRecord,
   feeComponentRecord,
@@ -75,31 +75,22 @@ async function recordsOf(
   const db = deps.database.db;
   const txs = [...new Set(rows.map((r) => r.tx_hash))];
   const out = new Map<string, unknown>();
-  if (type === 'trade') {
-    const trades = await db
-      .selectFrom('trades')
+  /** The rows of one of the per-log tables in the events' transactions. */
+  const inTxs = <T extends 'trades' | 'fee_credits' | 'announcements'>(table: T) =>
+    db
+      .selectFrom(table as 'trades')
       .selectAll()
       .where('chain_id', '=', chainId)
       .where('tx_hash', 'in', txs)
-      .execute();
+      .execute() as unknown as Promise<Tables[T][]>;
+  if (type === 'trade') {
+    const trades = await inTxs('trades');
     const records = await tradeRecords(deps.database, chainId, trades);
     trades.forEach((t, i) => out.set(key(t.tx_hash, t.log_index), records[i]));
   } else if (type === 'fee_credit') {
-    const credits = await db
-      .selectFrom('fee_credits')
-      .selectAll()
-      .where('chain_id', '=', chainId)
-      .where('tx_hash', 'in', txs)
-      .execute();
-    for (const c of credits) out.set(key(c.tx_hash, c.log_index), feeComponentRecord(c));
+    for (const c of await inTxs('fee_credits')) out.set(key(c.tx_hash, c.log_index), feeComponentRecord(c));
   } else if (type === 'announcement') {
-    const posts = await db
-      .selectFrom('announcements')
-      .selectAll()
-      .where('chain_id', '=', chainId)
-      .where('tx_hash', 'in', txs)
-      .execute();
-    for (const a of posts) out.set(key(a.tx_hash, a.log_index), announcementRecord(a));
+    for (const a of await inTxs('announcements')) out.set(key(a.tx_hash, a.log_index), announcementRecord(a));
   } else {
     // Launches and metadata changes carry the token: as a token of GET /tokens (market data included),
     // or as GET /tokens/{chain}/{token} gives it after the change.
