@@ -40,6 +40,9 @@ import { registerWalletRoutes } from './routes/wallets.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { EventFeed } from './operations/eventFeed.ts';
 import { onJournalGrowth } from './store/wakeups.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { WebhookDispatcher } from './operations/webhookDispatcher.ts';
+import { SecretBox } from './webhooks/sealed.ts';
 import { Cursors } from './cursor.ts';
 import { ChainMonitor } from './chain/monitor.ts';
 import { Metrics } from './http/metrics.ts';
@@ -550,10 +553,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     schema: { hide: true },
     handler: async (_request, reply) => {
       reply
-        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header('access-control-allow-methods', 'GET, POST, PATCH, DELETE, OPTIONS')
         .header('access-control-allow-headers', 'x-api-key, content-type, idempotency-key, x-request-id')
         .header('access-control-max-age', '600')
-        .header('allow', 'GET, POST, OPTIONS');
+        .header('allow', 'GET, POST, PATCH, DELETE, OPTIONS');
       return reply.code(204).send();
     },
   });
@@ -627,6 +630,23 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => feed.close());
   app.decorate('events', feed);
   registerEventRoutes(app, { settings, feed });
+  // Webhooks: endpoints managed here; deliveries made by this process's dispatcher (unless WEBHOOKS=off).
+  const webhookDeps = {
+    ...routeDeps,
+    cursors,
+    documents,
+    secrets: new SecretBox(secret),
+    policy: { allowLocal: settings.webhooks.allowLocal },
+  };
+  registerWebhookRoutes(app, webhookDeps);
+  if (settings.webhooks.dispatcher === 'on') {
+    const dispatcher = new WebhookDispatcher(
+      { ...webhookDeps, onGrowth: (wake) => onJournalGrowth(database, wake) },
+      settings.webhooks,
+    );
+    app.addHook('onReady', async () => dispatcher.start());
+    app.addHook('preClose', async () => dispatcher.stop());
+  }
   const planned = new Set<string>();
   deps.extraRoutes?.(app);
   registerDocRoutes(app, planned);

@@ -69,6 +69,16 @@ export interface Settings {
     /** Journal rows kept per chain (resume points older than that are cursor_stale). */
     retain: number;
   };
+  /** Webhook deliveries: see README, "Webhooks". */
+  webhooks: {
+    /** `off`: this process delivers nothing (another replica does); endpoints can still be managed. */
+    dispatcher: 'on' | 'off';
+    /** http:// and loopback receivers allowed (on by default on the devnet only). */
+    allowLocal: boolean;
+    pollMs: number;
+    retryBaseMs: number;
+    retryWindowMs: number;
+  };
 }
 
 export class SettingsError extends Error {}
@@ -188,6 +198,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       pollMs: int(env, 'EVENTS_POLL_MS', 1000, 10, 60_000),
       maxBufferedBytes: int(env, 'EVENTS_MAX_BUFFER_BYTES', 1024 * 1024, 4096, 1024 ** 3),
       retain: int(env, 'EVENTS_RETAIN', 500_000, 1000),
+    },
+    webhooks: {
+      dispatcher: onOff(env, 'WEBHOOKS', 'on'),
+      allowLocal: onOff(env, 'WEBHOOKS_ALLOW_LOCAL', onDevnet ? 'on' : 'off') === 'on',
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
+      retryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+      retryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_S', 86_400, 1, 30 * 86_400) * 1000,
     },
   };
 }

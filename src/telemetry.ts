@@ -12,6 +12,8 @@ export interface TelemetrySink {
   eventSent(event: string): void;
   /** A stream the gateway ended: `slow_client`, `key_invalid` or `shutdown`. */
   streamEnded(reason: string): void;
+  /** A webhook attempt's outcome: `delivered`, `retry` (failed, tried again later) or `failed` (gave up). */
+  webhookDelivery(outcome: string): void;
 }
 
 const none: TelemetrySink = {
@@ -22,6 +24,7 @@ const none: TelemetrySink = {
   streams() {},
   eventSent() {},
   streamEnded() {},
+  webhookDelivery() {},
 };
 let sink: TelemetrySink = none;
 
@@ -38,4 +41,5 @@ export const telemetry: TelemetrySink = {
   streams: (...a) => sink.streams(...a),
   eventSent: (...a) => sink.eventSent(...a),
   streamEnded: (...a) => sink.streamEnded(...a),
+  webhookDelivery: (...a) => sink.webhookDelivery(...a),
 };

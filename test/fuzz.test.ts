@@ -95,9 +95,11 @@ describe.each(['sqlite', 'postgres'] as const)(
     const codes = new Map<string, number>();
 
     beforeAll(async () => {
-      env = await startDevnetGateway(
-        kind === 'postgres' ? { DATABASE_URL: await freshPostgres(inject('postgresUrl')) } : {},
-      );
+      // No webhook deliveries: a generated endpoint may name any address, and nothing leaves this machine.
+      env = await startDevnetGateway({
+        WEBHOOKS: 'off',
+        ...(kind === 'postgres' ? { DATABASE_URL: await freshPostgres(inject('postgresUrl')) } : {}),
+      });
       const chain = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
       const launch = await chain.launch(chain.account(1), { name: 'Fuzz Target', symbol: 'FUZZ' });
       const c = chain.current;
@@ -377,7 +379,8 @@ describe.each(['sqlite', 'postgres'] as const)(
             const allowed = problem.code === 'invalid_request' ? [400, 413] : [ERRORS[problem.code].status];
             expect(allowed, where).toContain(res.status);
             expect(text.length, where).toBeLessThan(8_000); // bounded answers
-          } else if (res.status === 200 && op.ok) {
+          } else if (res.status === 200 && op.ok && !path.endsWith('/')) {
+            // (An empty last path parameter reaches the parent route, /v1/webhooks/ the list: not this one.)
             const ok = op.ok(JSON.parse(text));
             expect(ok, `${where}\n${JSON.stringify(op.ok.errors)}`).toBe(true);
           }

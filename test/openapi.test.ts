@@ -176,6 +176,7 @@ describe('limits in the OpenAPI document', () => {
       monthly: 500000,
       maxPage: 100,
       streams: 5,
+      webhooks: 5,
     });
     expect(doc['x-lp-ceilings'].counters.map((c: { name: string }) => c.name)).toContain(
       'swap-quote-wallet-minute',

@@ -66,6 +66,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'launchpad_webhook_deliveries_total',
+    help: 'Webhook attempts by outcome: delivered, retry (failed, tried again later), failed (gave up)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+
   constructor(database: Database, monitor: ChainMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'launchpad_' });
     new Gauge({
@@ -86,6 +93,23 @@ export class Metrics {
         }
       },
     });
+    new Gauge({
+      name: 'launchpad_webhook_backlog_age_seconds',
+      help: 'Age of the oldest pending delivery, per webhook endpoint with a backlog',
+      labelNames: ['endpoint'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows = await database.db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => ['endpoint_id', eb.fn.min('created_at').as('oldest')])
+          .where('state', '=', 'pending')
+          .groupBy('endpoint_id')
+          .execute();
+        for (const r of rows)
+          this.set({ endpoint: r.endpoint_id }, Math.max(0, (Date.now() - Number(r.oldest)) / 1000));
+      },
+    });
     setTelemetry({
       rpc: (chain, method, seconds, outcome) =>
         this.rpc.observe({ chain: String(chain ?? 'unknown'), method, outcome }, seconds),
@@ -95,6 +119,7 @@ export class Metrics {
       streams: (delta) => this.streams.inc(delta),
       eventSent: (event) => this.eventsSent.inc({ event }),
       streamEnded: (reason) => this.streamsEnded.inc({ reason }),
+      webhookDelivery: (outcome) => this.webhookDeliveries.inc({ outcome }),
     });
   }
 

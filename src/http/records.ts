@@ -303,6 +303,40 @@ export const EventData = Type.Object(
   { additionalProperties: false },
 );
 
+/** A webhook endpoint; `secret` only in the answers to creation and rotation. */
+const WebhookEndpoint = Type.Object(
+  {
+    id: Str(),
+    url: Str(),
+    types: Type.Array(Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)))),
+    chain_id: Nullable(Type.Integer()),
+    token_address: Nullable(Address),
+    confirmations: Type.Integer(),
+    description: Str(),
+    disabled: Type.Boolean(),
+    disabled_reason: Nullable(Str()),
+    created_at: Time,
+    secret: Type.Optional(Str('whsec_…: verify deliveries with it (Standard Webhooks); shown this once')),
+    previous_secret_expires_at: Type.Optional(Time),
+  },
+  { additionalProperties: false },
+);
+const WebhookDelivery = Type.Object(
+  {
+    event_id: Str('webhook-id of every attempt'),
+    event: Str(),
+    chain_id: Nullable(Type.Integer()),
+    state: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Integer(),
+    last_status: Nullable(Type.Integer()),
+    last_error: Nullable(Str()),
+    next_attempt_at: Nullable(Time),
+    created_at: Time,
+    delivered_at: Nullable(Time),
+  },
+  { additionalProperties: false },
+);
+
 export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   launch_prepare: plan({
     predicted_token_address: Address,
@@ -376,4 +410,12 @@ export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   transaction_status: one(TransactionStatus),
   // Not a JSON body: the `data` of each event of the stream (the document says text/event-stream).
   events: EventData,
+  webhook_create: one(WebhookEndpoint),
+  webhook_list: Type.Object({ data: Type.Array(WebhookEndpoint), meta: Meta }),
+  webhook_detail: one(WebhookEndpoint),
+  webhook_update: one(WebhookEndpoint),
+  webhook_delete: one(Type.Object({ id: Str(), deleted: Type.Literal(true) })),
+  webhook_rotate_secret: one(WebhookEndpoint),
+  webhook_test: one(Type.Object({ id: Str(), event_id: Str() })),
+  webhook_deliveries: page(WebhookDelivery),
 };

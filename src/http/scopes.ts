@@ -13,6 +13,7 @@ export const PREPARE_SCOPES = [
   'claims:prepare',
   'metadata:prepare',
   'announcements:prepare',
+  'webhooks:manage',
 ] as const;
 export const SCOPES = [...READ_SCOPES, ...PREPARE_SCOPES] as const;
 export type Scope = (typeof SCOPES)[number];

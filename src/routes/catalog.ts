@@ -3,7 +3,7 @@
 import type { Scope } from '../http/scopes.ts';
 
 export interface RouteEntry {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path below /v1, in fastify syntax. */
   url: string;
   /** Key scope; null = no key (health, documents). */
@@ -107,6 +107,65 @@ export const ROUTES = {
     scope: 'events:read',
     summary: 'Live event stream (Server-Sent Events)',
     tag: 'events',
+  },
+  webhook_create: {
+    method: 'POST',
+    url: '/webhooks',
+    scope: 'webhooks:manage',
+    summary: 'Register a webhook endpoint',
+    tag: 'webhooks',
+    idempotency: 'optional',
+  },
+  webhook_list: {
+    method: 'GET',
+    url: '/webhooks',
+    scope: 'webhooks:manage',
+    summary: "The key's webhook endpoints",
+    tag: 'webhooks',
+  },
+  webhook_detail: {
+    method: 'GET',
+    url: '/webhooks/:id',
+    scope: 'webhooks:manage',
+    summary: 'A webhook endpoint',
+    tag: 'webhooks',
+  },
+  webhook_update: {
+    method: 'PATCH',
+    url: '/webhooks/:id',
+    scope: 'webhooks:manage',
+    summary: 'Change a webhook endpoint (URL, filters, disabled)',
+    tag: 'webhooks',
+  },
+  webhook_delete: {
+    method: 'DELETE',
+    url: '/webhooks/:id',
+    scope: 'webhooks:manage',
+    summary: 'Delete a webhook endpoint',
+    tag: 'webhooks',
+  },
+  webhook_rotate_secret: {
+    method: 'POST',
+    url: '/webhooks/:id/rotate-secret',
+    scope: 'webhooks:manage',
+    summary: "Rotate an endpoint's signing secret (the old one signs too for 24 h)",
+    tag: 'webhooks',
+    idempotency: 'optional',
+  },
+  webhook_test: {
+    method: 'POST',
+    url: '/webhooks/:id/test',
+    scope: 'webhooks:manage',
+    summary: 'Send a ping delivery',
+    tag: 'webhooks',
+    idempotency: 'optional',
+  },
+  webhook_deliveries: {
+    method: 'GET',
+    url: '/webhooks/:id/deliveries',
+    scope: 'webhooks:manage',
+    summary: "An endpoint's delivery log",
+    tag: 'webhooks',
   },
   swap_quote: {
     method: 'POST',

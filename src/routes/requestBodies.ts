@@ -3,6 +3,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
 import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
+import { EVENT_TYPES } from '../indexer/journal.ts';
 import type { Operation } from './catalog.ts';
 
 const HEX_BYTES = '^0x(?:[0-9a-fA-F]{2})+$';
@@ -138,6 +139,32 @@ export const AnnouncementBody = Type.Object(
     uri: Type.Optional(Type.String({ maxLength: 2048, pattern: '^(https?|ipfs)://\\S+$' })),
   },
   { additionalProperties: false },
+);
+
+const EventTypes = Type.Array(StringEnum(EVENT_TYPES), {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length,
+  uniqueItems: true,
+});
+/** A webhook endpoint's settings: where, and which events (the filters of GET /v1/events). */
+const webhookFields = {
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https (http://127.0.0.1 on the devnet)' }),
+  types: Type.Optional(EventTypes),
+  chain_id: Type.Optional(ChainIdSchema()),
+  token_address: Type.Optional(Address()),
+  confirmations: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+  description: Type.Optional(Type.String({ maxLength: 500 })),
+};
+export const WebhookCreateBody = Type.Object(webhookFields, { additionalProperties: false });
+export const WebhookUpdateBody = Type.Object(
+  {
+    ...webhookFields,
+    url: Type.Optional(webhookFields.url),
+    chain_id: Type.Optional(Type.Union([ChainIdSchema(), Type.Null()])),
+    token_address: Type.Optional(Type.Union([Address(), Type.Null()])),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 export const REQUEST_BODIES: Partial<Record<Operation, TSchema>> = {

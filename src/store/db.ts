@@ -247,6 +247,47 @@ export interface Tables {
   token_market: TokenMarketTable;
   market_state: MarketStateTable;
   index_events: IndexEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_positions: { endpoint_id: string; chain_id: number; seq: number | string | bigint };
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  key_id: string;
+  url: string;
+  /** Comma-separated event types. */
+  types: string;
+  chain_id: number | null;
+  token: string | null;
+  confirmations: number;
+  description: string;
+  /** The signing secret, sealed (src/webhooks/sealed.ts). */
+  secret: string;
+  /** The secret before the last rotation, sealed, and until when it still signs (ms). */
+  previous_secret: string | null;
+  previous_until: number | string | bigint | null;
+  disabled: number;
+  disabled_reason: string | null;
+  created_at: number | string | bigint;
+}
+export interface WebhookDeliveriesTable {
+  endpoint_id: string;
+  chain_id: number;
+  seq: number | string | bigint;
+  /** webhook-id: the same for every attempt. */
+  event_id: string;
+  event: string;
+  body: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number | string | bigint;
+  /** An attempt in progress holds the row until then (ms); a process that dies lets it go. */
+  locked_until: number | string | bigint;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number | string | bigint;
+  delivered_at: number | string | bigint | null;
 }
 
 export interface Database {

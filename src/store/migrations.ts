@@ -419,6 +419,61 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema.alterTable('index_state').addColumn('high_water', 'bigint').execute();
     },
   },
+  '0015_webhooks': {
+    async up(db: AnyDb) {
+      // Webhook endpoints of API keys; their signing secrets sealed with the gateway secret.
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('key_id', 'varchar(8)', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('types', 'text', (c) => c.notNull())
+        .addColumn('chain_id', 'integer')
+        .addColumn('token', 'varchar(42)')
+        .addColumn('confirmations', 'integer', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_until', 'bigint')
+        .addColumn('disabled', 'integer', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('webhook_endpoints_key').on('webhook_endpoints').column('key_id').execute();
+      // How far each endpoint has taken the event journal, per chain.
+      await db.schema
+        .createTable('webhook_positions')
+        .addColumn('endpoint_id', 'varchar(40)', (c) => c.notNull())
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_positions_pk', ['endpoint_id', 'chain_id'])
+        .execute();
+      // The outbox: one row per event per endpoint (chain 0: test pings), with its body and its attempts.
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('endpoint_id', 'varchar(40)', (c) => c.notNull())
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('event_id', 'varchar(80)', (c) => c.notNull())
+        .addColumn('event', 'varchar(16)', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('state', 'varchar(12)', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+        .addColumn('locked_until', 'bigint', (c) => c.notNull())
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('delivered_at', 'bigint')
+        .addPrimaryKeyConstraint('webhook_deliveries_pk', ['endpoint_id', 'chain_id', 'seq'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['state', 'next_attempt_at'])
+        .execute();
+    },
+  },
 });
 
 /**

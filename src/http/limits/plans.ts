@@ -10,6 +10,8 @@ export interface PlanLimits {
   maxPage: number;
   /** Event streams open at once (GET /v1/events). */
   streams: number;
+  /** Webhook endpoints a key may have. */
+  webhooks: number;
 }
 
 export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
@@ -20,6 +22,7 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
     monthly: 50_000,
     maxPage: 50,
     streams: 1,
+    webhooks: 1,
   },
   developer: {
     unitsPerMinute: 300,
@@ -28,6 +31,7 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
     monthly: 500_000,
     maxPage: 100,
     streams: 5,
+    webhooks: 5,
   },
   builder: {
     unitsPerMinute: 1_200,
@@ -36,6 +40,7 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
     monthly: 5_000_000,
     maxPage: 200,
     streams: 25,
+    webhooks: 25,
   },
   partner: {
     unitsPerMinute: 1_200,
@@ -44,6 +49,7 @@ export const PLAN_LIMITS: Record<PlanName, PlanLimits> = {
     monthly: 5_000_000,
     maxPage: 200,
     streams: 25,
+    webhooks: 25,
   },
 };
 

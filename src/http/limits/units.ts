@@ -31,6 +31,15 @@ export const UNITS: Record<Operation, UnitRule> = {
   transaction_status: { base: 1 },
   // Opening a stream; what it then carries costs nothing more.
   events: { base: 5 },
+  // Webhook endpoints: reads as reads, changes as the other writes; the delivery log pages as trades.
+  webhook_list: { base: 2 },
+  webhook_detail: { base: 2 },
+  webhook_deliveries: { base: 3, perRows: 25 },
+  webhook_create: { base: 3 },
+  webhook_update: { base: 3 },
+  webhook_delete: { base: 3 },
+  webhook_rotate_secret: { base: 3 },
+  webhook_test: { base: 3 },
   swap_quote: { base: 5 },
   swap_prepare: { base: 5 },
   fee_claim_prepare: { base: 3, perPosition: true },
