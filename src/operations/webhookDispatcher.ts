@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { sql } from 'kysely';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
-import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/db.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/db.ts';
 import { telemetry } from '../telemetry.ts';
 import type { SecretBox } from '../webhooks/sealed.ts';
 import { webhookHeaders } from '../webhooks/signature.ts';
