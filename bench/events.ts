@@ -5,33 +5,16 @@
 // measured alike: a bare relay process that LISTENs and writes each notification as an SSE event
 // (bench/sseRelay.ts), the least any push over PostgreSQL costs.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { zeroAddress } from 'viem';
-import { ChainClients } from '../src/chain/clients.ts';
-import { startDevnet } from '../src/devnet/devnet.ts';
-import { startIndexer } from '../src/indexer/indexer.ts';
-import { Deployments } from '../src/launchpad/deployments.ts';
-import { loadSettings } from '../src/settings.ts';
-import { ApiKeyStore } from '../src/store/apiKeys.ts';
-import { openDatabase } from '../src/store/db.ts';
-import { onJournalGrowth } from '../src/store/wakeups.ts';
-import { TestChain } from '../test/support/chain.ts';
-import { freePortRange } from '../test/support/net.ts';
-import { startPostgresCluster } from '../test/support/postgres.ts';
-import { devnetGatewayEnv, startServer, target } from './support.ts';
+import { quantile, waitFor, withPushRig } from './pushRig.ts';
+import { startServer, target } from './support.ts';
 
 const SINGLE_TRADES = Number(process.env.BENCH_EVENT_TRADES ?? 200);
 const FANOUT = Number(process.env.BENCH_EVENT_STREAMS ?? 2000);
 const FANOUT_EVENTS = 5;
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-};
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
@@ -65,149 +48,94 @@ function stream(origin: string, key: string, onTrade: (tx: string, atMs: number)
 }
 
 export async function benchEvents() {
-  const cluster = await startPostgresCluster();
-  const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-events-'));
-  const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
-  const env = { ...devnetGatewayEnv(devnet, dataDir), DATABASE_URL: cluster.url, INDEXER: 'off' };
-  const settings = loadSettings(env);
-  const database = await openDatabase(settings);
-  const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
-  const stops: (() => Promise<unknown>)[] = [];
-  try {
-    const { key } = await new ApiKeyStore(database, settings.keyPrefix).create({
-      plan: 'partner',
-      scopes: ['*'],
-      origins: [],
-    });
-    const gateway = await startServer(['bin/launchpad.js', 'start'], env);
-    stops.push(() => gateway.stop());
-    // When each trade was committed: the indexer here announces its commits in this process.
-    const committed = new Map<string, number>();
-    let lastSeq = 0;
-    let reading = Promise.resolve();
-    stops.push(
-      onJournalGrowth(database, () => {
-        const at = performance.now();
-        reading = reading.then(async () => {
-          const rows = await database.db
-            .selectFrom('index_events')
-            .select(['seq', 'tx_hash'])
-            .where('chain_id', '=', 8453)
-            .where('seq', '>', lastSeq)
-            .execute();
-          for (const r of rows) {
-            lastSeq = Math.max(lastSeq, Number(r.seq));
-            if (!committed.has(r.tx_hash)) committed.set(r.tx_hash, at);
-          }
-        });
-      }),
-    );
-    const indexer = startIndexer({
-      database,
-      chains: new ChainClients({ 8453: [chain.chain.rpc_url] }, 5000),
-      deployments: Deployments.load(settings.manifestsDir),
-      chainIds: [8453],
-      pollMs: 20,
-      marketRefreshMs: 3_600_000,
-    });
-    stops.push(() => indexer.stop());
-    const launched = await chain.launch(chain.account(1));
-    await chain.advance(21);
-    const swap = async () =>
-      (await chain.swap(chain.account(2), launched.key, zeroAddress, 10n ** 14n)).transactionHash;
-    const waitFor = async (what: string, done: () => boolean) => {
-      for (let i = 0; i < 3000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-      if (!done()) throw new Error(`timed out waiting for ${what}`);
-    };
+  await withPushRig({}, async ({ clusterUrl, gateway, key, committed, swap }) => {
+    const stops: (() => Promise<unknown>)[] = [];
+    try {
+      // Baseline: a bare relay process (LISTEN, then one SSE write per notification to every client),
+      // measured the same way: from a commit that notifies to the client.
+      const relay = await startServer(['bin/run-ts.js', 'bench/sseRelay.ts'], { DATABASE_URL: clusterUrl });
+      stops.push(() => relay.stop());
+      const notifier = new pg.Client({ connectionString: clusterUrl });
+      await notifier.connect();
+      stops.push(() => notifier.end());
+      const relayFire = async () => {
+        const tx = `0x${randomBytes(32).toString('hex')}`;
+        await notifier.query('begin');
+        await notifier.query("select pg_notify('bench_relay', $1)", [tx]);
+        await notifier.query('commit');
+        return { tx, at: performance.now() };
+      };
+      const gatewayFire = async () => {
+        const tx = await swap();
+        await waitFor('the trade commit', () => committed.has(tx));
+        return { tx, at: committed.get(tx) as number };
+      };
 
-    // Baseline: a bare relay process (LISTEN, then one SSE write per notification to every client),
-    // measured the same way: from a commit that notifies to the client.
-    const relay = await startServer(['bin/run-ts.js', 'bench/sseRelay.ts'], { DATABASE_URL: cluster.url });
-    stops.push(() => relay.stop());
-    const notifier = new pg.Client({ connectionString: cluster.url });
-    await notifier.connect();
-    stops.push(() => notifier.end());
-    const relayFire = async () => {
-      const tx = `0x${randomBytes(32).toString('hex')}`;
-      await notifier.query('begin');
-      await notifier.query("select pg_notify('bench_relay', $1)", [tx]);
-      await notifier.query('commit');
-      return { tx, at: performance.now() };
-    };
-    const gatewayFire = async () => {
-      const tx = await swap();
-      await waitFor('the trade commit', () => committed.has(tx));
-      return { tx, at: committed.get(tx) as number };
-    };
+      /** Commit-to-client times of `events` events sent one at a time to `streams` clients of `origin`. */
+      const measure = async (origin: string, streams: number, events: number, fire: typeof relayFire) => {
+        const seen = new Map<string, number[]>();
+        const clients: { close(): void }[] = [];
+        for (let i = 0; i < streams; i += 100)
+          clients.push(
+            ...(await Promise.all(
+              Array.from({ length: Math.min(100, streams - i) }, () =>
+                stream(origin, key, (tx, at) => {
+                  const list = seen.get(tx) ?? [];
+                  list.push(at);
+                  seen.set(tx, list);
+                }),
+              ),
+            )),
+          );
+        const times: number[] = [];
+        for (let e = 0; e < events; e++) {
+          const { tx, at } = await fire();
+          await waitFor('the event on every stream', () => (seen.get(tx)?.length ?? 0) >= streams);
+          for (const t of seen.get(tx) as number[]) times.push(t - at);
+        }
+        return { times, close: () => clients.forEach((c) => c.close()) };
+      };
 
-    /** Commit-to-client times of `events` events sent one at a time to `streams` clients of `origin`. */
-    const measure = async (origin: string, streams: number, events: number, fire: typeof relayFire) => {
-      const seen = new Map<string, number[]>();
-      const clients: { close(): void }[] = [];
-      for (let i = 0; i < streams; i += 100)
-        clients.push(
-          ...(await Promise.all(
-            Array.from({ length: Math.min(100, streams - i) }, () =>
-              stream(origin, key, (tx, at) => {
-                const list = seen.get(tx) ?? [];
-                list.push(at);
-                seen.set(tx, list);
-              }),
-            ),
-          )),
+      const floorOne = await measure(relay.url, 1, SINGLE_TRADES, relayFire);
+      floorOne.close();
+      const single = await measure(gateway.url, 1, SINGLE_TRADES, gatewayFire);
+      single.close();
+      const floorFan = await measure(relay.url, FANOUT, FANOUT_EVENTS, relayFire);
+      floorFan.close();
+      await new Promise((r) => setTimeout(r, 500));
+      const rssBefore = rssMb(gateway.pid);
+      const fanned = await measure(gateway.url, FANOUT, FANOUT_EVENTS, gatewayFire);
+      const rssAfter = rssMb(gateway.pid);
+      fanned.close();
+
+      console.log(`\n## Event stream (PostgreSQL; indexer in this process, stream from a gateway process)`);
+      console.log('| measure | p50 ms | p99 ms | p50 ratio to baseline | p99 ratio to baseline |');
+      console.log('|---|---:|---:|---:|---:|');
+      const row = (name: string, v: number[], base?: number[]) =>
+        console.log(
+          `| ${name} | ${quantile(v, 0.5).toFixed(2)} | ${quantile(v, 0.99).toFixed(2)} | ${base ? (quantile(v, 0.5) / quantile(base, 0.5)).toFixed(1) : '1.0'} | ${base ? (quantile(v, 0.99) / quantile(base, 0.99)).toFixed(1) : '1.0'} |`,
         );
-      const times: number[] = [];
-      for (let e = 0; e < events; e++) {
-        const { tx, at } = await fire();
-        await waitFor('the event on every stream', () => (seen.get(tx)?.length ?? 0) >= streams);
-        for (const t of seen.get(tx) as number[]) times.push(t - at);
-      }
-      return { times, close: () => clients.forEach((c) => c.close()) };
-    };
-
-    const floorOne = await measure(relay.url, 1, SINGLE_TRADES, relayFire);
-    floorOne.close();
-    const single = await measure(gateway.url, 1, SINGLE_TRADES, gatewayFire);
-    single.close();
-    const floorFan = await measure(relay.url, FANOUT, FANOUT_EVENTS, relayFire);
-    floorFan.close();
-    await new Promise((r) => setTimeout(r, 500));
-    const rssBefore = rssMb(gateway.pid);
-    const fanned = await measure(gateway.url, FANOUT, FANOUT_EVENTS, gatewayFire);
-    const rssAfter = rssMb(gateway.pid);
-    fanned.close();
-
-    console.log(`\n## Event stream (PostgreSQL; indexer in this process, stream from a gateway process)`);
-    console.log('| measure | p50 ms | p99 ms | p50 ratio to baseline | p99 ratio to baseline |');
-    console.log('|---|---:|---:|---:|---:|');
-    const row = (name: string, v: number[], base?: number[]) =>
-      console.log(
-        `| ${name} | ${quantile(v, 0.5).toFixed(2)} | ${quantile(v, 0.99).toFixed(2)} | ${base ? (quantile(v, 0.5) / quantile(base, 0.5)).toFixed(1) : '1.0'} | ${base ? (quantile(v, 0.99) / quantile(base, 0.99)).toFixed(1) : '1.0'} |`,
+      row(`baseline: bare NOTIFY → SSE relay, 1 stream (${SINGLE_TRADES} events)`, floorOne.times);
+      row(`gateway, 1 stream (${SINGLE_TRADES} trades)`, single.times, floorOne.times);
+      row(`baseline: bare relay, ${FANOUT} streams (${FANOUT_EVENTS} events)`, floorFan.times);
+      row(
+        `gateway, ${FANOUT} streams (${FANOUT_EVENTS} trades, ${fanned.times.length} deliveries)`,
+        fanned.times,
+        floorFan.times,
       );
-    row(`baseline: bare NOTIFY → SSE relay, 1 stream (${SINGLE_TRADES} events)`, floorOne.times);
-    row(`gateway, 1 stream (${SINGLE_TRADES} trades)`, single.times, floorOne.times);
-    row(`baseline: bare relay, ${FANOUT} streams (${FANOUT_EVENTS} events)`, floorFan.times);
-    row(
-      `gateway, ${FANOUT} streams (${FANOUT_EVENTS} trades, ${fanned.times.length} deliveries)`,
-      fanned.times,
-      floorFan.times,
-    );
-    console.log(
-      `gateway RSS: ${rssBefore.toFixed(0)} MB before the ${FANOUT} streams, ${rssAfter.toFixed(0)} MB with them open after ${FANOUT_EVENTS} events`,
-    );
-    const p50 = quantile(single.times, 0.5);
-    const p99 = quantile(single.times, 0.99);
-    target('event delivery p50 ≤ 250 ms (commit → client)', `${p50.toFixed(1)} ms`, p50 <= 250);
-    target('event delivery p99 ≤ 1 s (commit → client)', `${p99.toFixed(1)} ms`, p99 <= 1000);
-    const fanP99 = quantile(fanned.times, 0.99);
-    target(`${FANOUT} streams, one event to all: p99 ≤ 1 s`, `${fanP99.toFixed(1)} ms`, fanP99 <= 1000);
-    const growth = rssAfter - rssBefore;
-    target(`${FANOUT} streams: gateway RSS growth ≤ 200 MB`, `${growth.toFixed(0)} MB`, growth <= 200);
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => {});
-    await database.close();
-    await devnet.stop();
-    await cluster.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+      console.log(
+        `gateway RSS: ${rssBefore.toFixed(0)} MB before the ${FANOUT} streams, ${rssAfter.toFixed(0)} MB with them open after ${FANOUT_EVENTS} events`,
+      );
+      const p50 = quantile(single.times, 0.5);
+      const p99 = quantile(single.times, 0.99);
+      target('event delivery p50 ≤ 250 ms (commit → client)', `${p50.toFixed(1)} ms`, p50 <= 250);
+      target('event delivery p99 ≤ 1 s (commit → client)', `${p99.toFixed(1)} ms`, p99 <= 1000);
+      const fanP99 = quantile(fanned.times, 0.99);
+      target(`${FANOUT} streams, one event to all: p99 ≤ 1 s`, `${fanP99.toFixed(1)} ms`, fanP99 <= 1000);
+      const growth = rssAfter - rssBefore;
+      target(`${FANOUT} streams: gateway RSS growth ≤ 200 MB`, `${growth.toFixed(0)} MB`, growth <= 200);
+    } finally {
+      for (const stop of stops.reverse()) await stop().catch(() => {});
+    }
+  });
 }

@@ -1,10 +1,11 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
 // BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer, ipfs,
-// sustained, events)
+// sustained, events, webhooks)
 // runs one section.
 import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
 import { benchEvents } from './events.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { benchHttp } from './http.ts';
 import { benchIndexer } from './indexer.ts';
 import { benchIpfs } from './ipfs.ts';
@@ -26,6 +27,7 @@ if (!only || only === 'indexer') await benchIndexer();
 if (!only || only === 'ipfs') await benchIpfs();
 if (!only || only === 'sustained') await benchSustained();
 if (!only || only === 'events') await benchEvents();
+if (!only || only === 'webhooks') await benchWebhooks();
 
 console.log('\n## Targets');
 console.log('| target | value | verdict |');
