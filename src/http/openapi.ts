@@ -82,7 +82,7 @@ export const DECISIONS = [
   {
     topic: 'idempotency',
     choice:
-      'Honoured on every POST, required on launch and metadata-document prepare; records kept 24 h with a 2-minute lease.',
+      'Honoured on every POST (but webhook creation and secret rotation, whose answers carry a secret no record may keep), required on launch and metadata-document prepare; records kept 24 h with a 2-minute lease.',
     rationale:
       'Stripe semantics: responses stored once execution begins, errors included; a dead request frees its record.',
   },

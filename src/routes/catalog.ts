@@ -114,7 +114,7 @@ export const ROUTES = {
     scope: 'webhooks:manage',
     summary: 'Register a webhook endpoint',
     tag: 'webhooks',
-    idempotency: 'optional',
+    // No Idempotency-Key: the answer carries the signing secret, which no record may keep or replay.
   },
   webhook_list: {
     method: 'GET',
@@ -150,7 +150,7 @@ export const ROUTES = {
     scope: 'webhooks:manage',
     summary: "Rotate an endpoint's signing secret (the old one signs too for 24 h)",
     tag: 'webhooks',
-    idempotency: 'optional',
+    // No Idempotency-Key, as for creation: the answer carries a secret.
   },
   webhook_test: {
     method: 'POST',
