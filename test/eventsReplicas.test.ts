@@ -10,21 +10,17 @@ import { TestChain } from './support/chain.ts';
 import { call, expectProblem, freshPostgres, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
-import { createKeyWithCli, type Replica, startReplica } from './support/replica.ts';
+import { createKeyWithCli, type Replica, replicaPool } from './support/replica.ts';
 import { openStream, type StreamEvent, type TestStream } from './support/sse.ts';
 
 let redis: TestRedis;
 let devnet: Devnet;
 let chain: TestChain;
 let env: Record<string, string>;
-const replicas: Replica[] = [];
+const replicas = replicaPool(() => env);
 const streams: TestStream[] = [];
 
-async function replica(extra: Record<string, string> = {}) {
-  const r = await startReplica({ ...env, ...extra });
-  replicas.push(r);
-  return r;
-}
+const replica = replicas.start;
 
 const key = (plan: string, limits: object) => createKeyWithCli(env, plan, limits);
 
@@ -47,7 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   for (const s of streams) s.close();
-  for (const r of replicas) r.child.kill('SIGKILL');
+  replicas.killAll();
   await devnet?.stop();
   await redis?.stop();
 });
@@ -96,7 +92,7 @@ describe('the event stream across replicas on PostgreSQL', () => {
   }, 180_000);
 
   it('holds the per-key stream cap across replicas (Redis)', async () => {
-    const [a, b] = replicas.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
+    const [a, b] = replicas.all.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
     const playground = await key('playground', {});
     const one = await openStream((a as Replica).origin, playground, 'chain_id=8453');
     streams.push(one);

@@ -15,7 +15,7 @@ import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
-import { createKeyWithCli, type Replica, startReplica } from './support/replica.ts';
+import { createKeyWithCli, type Replica, replicaPool } from './support/replica.ts';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -35,13 +35,9 @@ let receiverUrl: string;
 /** What the receiver answers next. */
 let answer = 200;
 const received: Received[] = [];
-const replicas: Replica[] = [];
+const replicas = replicaPool(() => env);
 
-async function replica(extra: Record<string, string> = {}) {
-  const r = await startReplica({ ...env, ...extra });
-  replicas.push(r);
-  return r;
-}
+const replica = replicas.start;
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -76,7 +72,7 @@ beforeAll(async () => {
   });
 }, 120_000);
 afterAll(async () => {
-  for (const r of replicas) r.child.kill('SIGKILL');
+  replicas.killAll();
   await devnet?.stop();
   receiver?.close();
 });

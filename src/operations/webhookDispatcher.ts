@@ -18,6 +18,7 @@ import type { EventType } from '../indexer/journal.ts';
 import { decide, type EventFilter } from './eventFeed.ts';
 import { highWaters, readJournal, resolveEventData } from './eventRecords.ts';
 import type { TokenReadDeps } from './tokenQueries.ts';
+import { queuedDelivery } from './webhooks.ts';
 
 export interface DispatcherDeps extends TokenReadDeps {
   secrets: SecretBox;
@@ -208,22 +209,19 @@ export class WebhookDispatcher {
       if (verdict === 'wait') break;
       position = row.seq;
       if (verdict === 'skip') continue;
-      queued.push({
-        endpoint_id: e.id,
-        chain_id: chainId,
-        seq: row.seq,
-        event_id: `evt_${chainId}_${row.seq}`,
-        event: row.removes !== null ? 'removed' : row.type,
-        body: row.data as string,
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        locked_until: 0,
-        last_status: null,
-        last_error: null,
-        created_at: now,
-        delivered_at: null,
-      });
+      queued.push(
+        queuedDelivery(
+          e.id,
+          {
+            chain_id: chainId,
+            seq: row.seq,
+            event_id: `evt_${chainId}_${row.seq}`,
+            event: row.removes !== null ? 'removed' : row.type,
+          },
+          row.data as string,
+          now,
+        ),
+      );
     }
     if (position === from) return;
     await this.deps.database.db.transaction().execute(async (trx) => {

@@ -8,7 +8,7 @@ import { Cursors } from '../cursor.ts';
 import { ApiError } from '../errors.ts';
 import { EVENT_TYPES, type EventType } from '../indexer/journal.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
-import type { Database, WebhookEndpointsTable } from '../store/db.ts';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/db.ts';
 import type { SecretBox } from '../webhooks/sealed.ts';
 import { newWebhookSecret } from '../webhooks/signature.ts';
 import { checkWebhookUrl, type Resolve, type TargetPolicy } from '../webhooks/ssrf.ts';
@@ -214,28 +214,42 @@ export async function testWebhook(deps: WebhookDeps, input: { keyId: string; id:
   const eventId = `ping_${randomBytes(8).toString('hex')}`;
   await deps.database.db
     .insertInto('webhook_deliveries')
-    .values({
-      endpoint_id: current.id,
-      chain_id: 0,
-      seq: now * 1000 + Math.floor(Math.random() * 1000),
-      event_id: eventId,
-      event: 'ping',
-      body: JSON.stringify({
-        type: 'ping',
-        webhook_endpoint_id: current.id,
-        sent_at: new Date(now).toISOString(),
-      }),
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      locked_until: 0,
-      last_status: null,
-      last_error: null,
-      created_at: now,
-      delivered_at: null,
-    })
+    .values(
+      queuedDelivery(
+        current.id,
+        { chain_id: 0, seq: now * 1000 + Math.floor(Math.random() * 1000), event_id: eventId, event: 'ping' },
+        JSON.stringify({
+          type: 'ping',
+          webhook_endpoint_id: current.id,
+          sent_at: new Date(now).toISOString(),
+        }),
+        now,
+      ),
+    )
     .execute();
   return { id: current.id, event_id: eventId };
+}
+
+/** A delivery as it enters the outbox: pending, due now, never attempted. */
+export function queuedDelivery(
+  endpointId: string,
+  what: { chain_id: number; seq: number; event_id: string; event: string },
+  body: string,
+  now: number,
+): WebhookDeliveriesTable {
+  return {
+    endpoint_id: endpointId,
+    ...what,
+    body,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: 0,
+    last_status: null,
+    last_error: null,
+    created_at: now,
+    delivered_at: null,
+  };
 }
 
 /** An endpoint's deliveries, newest first, paged. */

@@ -52,3 +52,19 @@ export async function createKeyWithCli(
   );
   return JSON.parse(stdout).key as string;
 }
+
+/** Replicas of one environment, remembered so that a suite kills them all at its end. */
+export function replicaPool(env: () => Record<string, string>) {
+  const all: Replica[] = [];
+  return {
+    all,
+    async start(extra: Record<string, string> = {}): Promise<Replica> {
+      const r = await startReplica({ ...env(), ...extra });
+      all.push(r);
+      return r;
+    },
+    killAll(): void {
+      for (const r of all) r.child.kill('SIGKILL');
+    },
+  };
+}
