@@ -69,6 +69,8 @@ describe('GET /metrics', () => {
     expect(text).toContain('# HELP launchpad_indexer_head_lag_blocks');
     expect(text).toContain('# HELP launchpad_simulation_failures_total');
     for (const name of [
+      'launchpad_webhook_deliveries_total',
+      'launchpad_webhook_backlog_age_seconds',
       'launchpad_event_streams',
       'launchpad_events_sent_total',
       'launchpad_event_streams_ended_total',

@@ -231,6 +231,11 @@ describe('webhooks', () => {
     b = await replica({ INDEXER: 'off' });
     for (const tx of txs)
       await waitFor(`the delivery of ${tx}`, () => delivered((d) => d.transaction_hash === tx));
+    // In order: each trade's first acknowledged delivery came after the one before it.
+    const firstOk = txs.map((tx) =>
+      received.indexOf(delivered((d) => d.transaction_hash === tx) as Received),
+    );
+    expect(firstOk).toEqual([...firstOk].sort((x, y) => x - y));
   }, 90_000);
 
   it('delivers removed when a reorg undoes a delivered trade', async () => {
