@@ -121,11 +121,11 @@ describe('the feed', () => {
     let buffered = 0;
     const ended: { reason: string; abort?: boolean }[] = [];
     const s: EventSink = {
-      write: (chunk) => {
-        const n = /"n":(\d+)/.exec(chunk)?.[1];
-        if (n) got.push(Number(n));
-        if (!reads) buffered += chunk.length;
+      event: (_id, _name, data) => {
+        got.push((JSON.parse(data) as { n: number }).n);
+        if (!reads) buffered += data.length;
       },
+      comment: () => {},
       buffered: () => buffered,
       end: (reason, abort) => void ended.push({ reason, abort }),
     };

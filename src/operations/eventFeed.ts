@@ -26,9 +26,12 @@ export interface EventFilter {
 /** Where a stream is: the last journal seq it has passed, per followed chain. */
 export type Positions = Map<ChainId, number>;
 
-/** How the feed writes to one client (the route adapts it to the HTTP response). */
+/** How the feed writes to one client (the route frames it as Server-Sent Events). */
 export interface EventSink {
-  write(chunk: string): void;
+  /** One event, written whole: its resume id, its name and its data (one line of JSON). */
+  event(id: string, name: string, data: string): void;
+  /** A line the client ignores (the heartbeat). */
+  comment(text: string): void;
   /** Bytes written and not yet taken by the client. */
   buffered(): number;
   /** Ends the stream: `abort` drops what is still buffered (a client that does not keep up). */
@@ -151,7 +154,7 @@ export class EventFeed {
       for (const id of CHAIN_IDS) this.refresh(id);
     });
     every(this.options.heartbeatMs, () => {
-      for (const s of this.subs) this.send(s, ': keep-alive\n\n');
+      for (const s of this.subs) this.send(s, (sink) => sink.comment('keep-alive'));
     });
     every(this.options.keyCheckMs, () => void this.checkKeys());
     every(this.options.renewMs, () => {
@@ -243,9 +246,9 @@ export class EventFeed {
   }
 
   /** Writes to a stream, ending it when its client has left too much unread. */
-  private send(sub: Subscription, chunk: string): void {
+  private send(sub: Subscription, write: (sink: EventSink) => void): void {
     if (sub.closed) return;
-    sub.sink.write(chunk);
+    write(sub.sink);
     if (sub.sink.buffered() > this.options.maxBufferedBytes)
       this.end(sub, 'slow_client', 'the client did not keep up; resume with the last event id');
   }
@@ -371,7 +374,8 @@ export class EventFeed {
         sub.positions.set(chainId, row.seq);
         if (verdict === 'deliver') {
           const event = row.removes !== null ? 'removed' : row.type;
-          this.send(sub, `id: ${this.idOf(sub)}\nevent: ${event}\ndata: ${row.data}\n\n`);
+          const id = this.idOf(sub);
+          this.send(sub, (sink) => sink.event(id, event, row.data as string));
           telemetry.eventSent(event);
         }
         if (sub.closed) return;

@@ -71,7 +71,8 @@ export function registerEventRoutes(app: FastifyInstance, deps: { settings: Sett
         origin: publicOrigin(deps.settings.publicUrl, request),
         renew: () => request.admission?.renew(),
         sink: {
-          write: (chunk) => stream.write(chunk),
+          event: (id, name, data) => stream.write(`id: ${id}\nevent: ${name}\ndata: ${data}\n\n`),
+          comment: (text) => stream.write(`: ${text}\n\n`),
           buffered: () => stream.writableLength + raw.writableLength,
           end: (reason, abort) => {
             if (abort) raw.destroy();
