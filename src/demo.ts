@@ -105,6 +105,7 @@ export async function runDemo(input: DemoInput): Promise<void> {
   // The live feed, opened before anything happens: the launch and the trades below arrive on it.
   const stop = new AbortController();
   const arrived: LaunchpadEvent[] = [];
+  let opened = false;
   const feed = (async () => {
     for await (const e of streamEvents({
       baseUrl: input.baseUrl,
@@ -112,13 +113,14 @@ export async function runDemo(input: DemoInput): Promise<void> {
       chainId: CHAIN_ID,
       types: ['launch', 'trade'],
       signal: stop.signal,
+      onOpen: () => (opened = true),
     })) {
       arrived.push(e);
       log(`stream      ${describeEvent(e)}`);
     }
   })();
   feed.catch(() => {}); // awaited at the end
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('the event stream to open', async () => opened);
 
   // 2. Launch: prepare, sign, send.
   const launch = ok(

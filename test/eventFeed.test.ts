@@ -126,6 +126,7 @@ describe('the feed', () => {
         if (!reads) buffered += data.length;
       },
       comment: () => {},
+      position: () => {},
       buffered: () => buffered,
       end: (reason, abort) => void ended.push({ reason, abort }),
     };

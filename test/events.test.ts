@@ -218,6 +218,13 @@ describe('the event stream', () => {
     const ids = [...seen.slice(1), ...resumed.events].map((e) => e.id);
     expect(full.events.slice(0, ids.length).map((e) => e.id)).toEqual(ids);
     expect(full.events.map((e) => e.data)).toEqual([...seen.slice(1), ...resumed.events].map((e) => e.data));
+    // The id a stream starts with, before any event: resuming from it loses what came meanwhile.
+    const quiet = await open('chain_id=8453&types=launch');
+    await quiet.waitFor(() => (quiet.ids.length > 0 ? true : undefined));
+    quiet.close();
+    const meanwhile = await base.launch(base.account(3), { name: 'Meanwhile', symbol: 'MEAN' });
+    const back = await open('chain_id=8453&types=launch', { 'last-event-id': quiet.ids[0] as string });
+    await back.waitFor((e) => of(e, 'launch', (x) => x.data.token_address === meanwhile.token));
     // Another filter's id, and an id that is no id.
     const other = await open('chain_id=8453&types=trade', { 'last-event-id': last.id });
     expectProblem(

@@ -27,6 +27,8 @@ export interface StreamEventsOptions {
   signal?: AbortSignal;
   /** Reconnections in a row without an event before giving up (default 10). */
   maxReconnects?: number;
+  /** Called each time the stream is open (the gateway answered 200), the first time and after reconnections. */
+  onOpen?: () => void;
 }
 
 /** A problem answer the stream cannot go on from (a bad filter, a stale id, a revoked key). */
@@ -86,8 +88,13 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
       }
       throw new EventStreamError(response.status, problem.code ?? 'unknown', problem.detail ?? '');
     }
+    options.onOpen?.();
     const ready: LaunchpadEvent[] = [];
     const parser = createParser({
+      // Every id, the stream's start too (sent before any event): a reconnection resumes from it.
+      onId: (id) => {
+        if (id) lastId = id;
+      },
       onEvent: (m: EventSourceMessage) => {
         if (!m.event || !m.id) return;
         ready.push({ id: m.id, event: m.event as EventName, data: JSON.parse(m.data) as EventData });
@@ -102,7 +109,6 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
         parser.feed(decoder.decode(chunk, { stream: true }));
         while (ready.length > 0) {
           const next = ready.shift() as LaunchpadEvent;
-          lastId = next.id;
           failures = 0;
           yield next;
         }

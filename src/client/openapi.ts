@@ -7928,7 +7928,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events: `retry:` first, then per event `id:` (resume cursor, send it back as Last-Event-ID), `event:` (launch, trade, announcement, fee_credit, metadata or removed) and `data:` (one line of EventData JSON); a comment line every 15 s. */
+            /** @description Server-Sent Events: `retry:` first and an `id:` alone (the start position, to resume from before any event), then per event `id:` (resume cursor, send it back as Last-Event-ID), `event:` (launch, trade, announcement, fee_credit, metadata or removed) and `data:` (one line of EventData JSON); a comment line every 15 s. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

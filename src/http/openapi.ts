@@ -291,7 +291,7 @@ export function openapiDocument(app: FastifyInstance, planned: ReadonlySet<strin
       if (id === 'events') {
         (operation.responses as Record<string, unknown>)['200'] = {
           description:
-            'Server-Sent Events: `retry:` first, then per event `id:` (resume cursor, send it back as Last-Event-ID), `event:` (launch, trade, announcement, fee_credit, metadata or removed) and `data:` (one line of EventData JSON); a comment line every 15 s.',
+            'Server-Sent Events: `retry:` first and an `id:` alone (the start position, to resume from before any event), then per event `id:` (resume cursor, send it back as Last-Event-ID), `event:` (launch, trade, announcement, fee_credit, metadata or removed) and `data:` (one line of EventData JSON); a comment line every 15 s.',
           content: {
             'text/event-stream': {
               schema: { type: 'string' },

@@ -32,6 +32,11 @@ export interface EventSink {
   event(id: string, name: string, data: string): void;
   /** A line the client ignores (the heartbeat). */
   comment(text: string): void;
+  /**
+   * The stream's start as an id with no event: a client that reconnects before any event arrives
+   * resumes from there, so nothing committed meanwhile is lost.
+   */
+  position(id: string): void;
   /** Bytes written and not yet taken by the client. */
   buffered(): number;
   /** Ends the stream: `abort` drops what is still buffered (a client that does not keep up). */
@@ -217,6 +222,7 @@ export class EventFeed {
     };
     this.subs.add(sub);
     telemetry.streams(1);
+    sub.sink.position(this.idOf(sub));
     // The chains' tails may be behind this stream's start (nobody was listening): catch them up first.
     for (const id of filter.chainIds) this.refresh(id);
     return () => this.drop(sub);

@@ -73,6 +73,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: { settings: Sett
         sink: {
           event: (id, name, data) => stream.write(`id: ${id}\nevent: ${name}\ndata: ${data}\n\n`),
           comment: (text) => stream.write(`: ${text}\n\n`),
+          position: (id) => stream.write(`id: ${id}\n\n`),
           buffered: () => stream.writableLength + raw.writableLength,
           end: (reason, abort) => {
             if (abort) raw.destroy();

@@ -17,6 +17,8 @@ export interface TestStream {
   problem: any;
   events: StreamEvent[];
   comments: string[];
+  /** Every id the stream carried, the id-only start position first. */
+  ids: string[];
   retry: number | undefined;
   /** Whether the server ended the stream. */
   ended: boolean;
@@ -42,6 +44,7 @@ export async function openStream(
     problem: undefined,
     events: [],
     comments: [],
+    ids: [],
     retry: undefined,
     ended: false,
     async waitFor(pick, ms = 30_000) {
@@ -64,6 +67,7 @@ export async function openStream(
     onEvent: (m) =>
       stream.events.push({ id: m.id as string, event: m.event as string, data: JSON.parse(m.data) }),
     onComment: (c) => stream.comments.push(c),
+    onId: (id) => stream.ids.push(id),
     onRetry: (ms) => (stream.retry = ms),
   });
   void (async () => {
