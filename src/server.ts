@@ -27,7 +27,7 @@ import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError } from './errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
 import { compileValidator, checkInput, validationProblem } from './http/validation.ts';
-import { type Operation, ROUTES, type RouteConfig } from './routes/catalog.ts';
+import { type Operation, ROUTES, type RouteConfig } from './http/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';
 import { registerLaunchRoutes } from './routes/launches.ts';

@@ -2,7 +2,7 @@
 // requests, leases that outlive a dead request, per-key scope, 24-hour retention.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RouteConfig } from '../src/routes/catalog.ts';
+import type { RouteConfig } from '../src/http/catalog.ts';
 import { LEASE_MS, RETENTION_MS } from '../src/store/idempotency.ts';
 import { call, expectProblem, freshPostgres, startGateway, type TestGateway } from './support/gateway.ts';
 

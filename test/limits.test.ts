@@ -1,7 +1,7 @@
 // Limits over real HTTP with a manual clock (never sleeps): units, plan windows, ceilings, metering rules,
 // headers, atomic all-or-nothing charging, trusted proxies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteConfig } from '../src/routes/catalog.ts';
+import type { RouteConfig } from '../src/http/catalog.ts';
 import { type Reply, call, expectProblem, startGateway, type TestGateway } from './support/gateway.ts';
 
 let gw: TestGateway;

@@ -1,7 +1,7 @@
 // Idempotency-Key handling for POST routes: the header rules, taking the record before the handler runs,
 // replaying a completed response byte for byte, and storing the response once execution has begun.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteConfig } from '../routes/catalog.ts';
+import type { RouteConfig } from './catalog.ts';
 import { fingerprint, type IdempotencyStore } from '../store/idempotency.ts';
 import { ApiError } from '../errors.ts';
 import { telemetry } from '../telemetry.ts';

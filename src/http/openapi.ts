@@ -5,7 +5,7 @@ import { REVERT_CODES } from '../plans/revertCodes.ts';
 import { ISSUE_CODES, ISSUE_SEVERITIES, SIMULATION_STATUSES, STEP_KINDS } from '../plans/vocabulary.ts';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { ROUTES } from '../routes/catalog.ts';
+import { ROUTES } from './catalog.ts';
 import { SCOPES } from './scopes.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING } from './limits/ceilings.ts';
 import { RATE_HEADERS } from './limits/limits.ts';

@@ -2,7 +2,7 @@
 // publishes them as the 200 bodies of their operations (src/http/openapi.ts), and the tests validate
 // real answers against them, so the document cannot drift from what the routes send.
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { Operation } from '../routes/catalog.ts';
+import type { Operation } from './catalog.ts';
 import { EVENT_TYPES } from '../indexer/journal.ts';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});

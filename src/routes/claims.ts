@@ -5,7 +5,7 @@ import { envelope } from '../http/envelope.ts';
 import type { ClaimDeps } from '../operations/claimPlan.ts';
 import { prepareFeeClaims, type PrepareFeeClaimsInput } from '../operations/prepareFeeClaims.ts';
 import { prepareVestingClaims, type PrepareVestingClaimsInput } from '../operations/prepareVestingClaims.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 import { DividendClaimBody, FeeClaimBody, VestingClaimBody } from './requestBodies.ts';
 import {
   prepareDividendClaims,

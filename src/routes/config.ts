@@ -12,7 +12,7 @@ import {
   getConfig,
   type GetConfigInput,
 } from '../operations/getConfig.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 export const ConfigQuery = Type.Object(
   {

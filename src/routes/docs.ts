@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { MIGRATION_PATH, REPLACEMENTS } from '../http/deprecation.ts';
 import { openapiDocument } from '../http/openapi.ts';
 import { ERROR_CODES, ERRORS } from '../errors.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);

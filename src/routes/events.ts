@@ -12,7 +12,7 @@ import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { EventFeed, EventFilter } from '../operations/eventFeed.ts';
 import type { Settings } from '../settings.ts';
 import type { ApiKeyRecord } from '../store/apiKeys.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 const TYPE = `(${EVENT_TYPES.join('|')})`;
 export const EventsQuery = Type.Object(

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope, publicOrigin } from '../http/envelope.ts';
 import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
 import { type LaunchDeps, prepareLaunch } from '../operations/prepareLaunch.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 /** Server-Timing (W3C): where a launch prepare spends its time (pinning, chain reads, mining, simulation). */
 class ServerTiming {

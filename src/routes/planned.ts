@@ -2,7 +2,7 @@
 // not_found, so clients see the documented route and an honest answer. Also the retired claims route.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { type Operation, ROUTES, routeBase } from './catalog.ts';
+import { type Operation, ROUTES, routeBase } from '../http/catalog.ts';
 import { REQUEST_BODIES } from './requestBodies.ts';
 
 export function registerPlannedRoutes(app: FastifyInstance): Set<Operation> {

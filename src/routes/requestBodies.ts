@@ -4,7 +4,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
 import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
 import { EVENT_TYPES } from '../indexer/journal.ts';
-import type { Operation } from './catalog.ts';
+import type { Operation } from '../http/catalog.ts';
 
 const HEX_BYTES = '^0x(?:[0-9a-fA-F]{2})+$';
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Envelope, envelope } from '../http/envelope.ts';
 import { prepareSwap, type PrepareSwapInput } from '../operations/prepareSwap.ts';
 import { type QuoteSwapInput, quoteSwap, type SwapDeps } from '../operations/quoteSwap.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 import { SwapPrepareBody, SwapQuoteBody } from './requestBodies.ts';
 
 const Untyped = Envelope(Type.Object({}, { additionalProperties: true }));

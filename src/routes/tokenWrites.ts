@@ -10,7 +10,7 @@ import { type PrepareAnnouncementInput, prepareAnnouncement } from '../operation
 import { type MetadataDocumentBody, prepareMetadataDocument } from '../operations/prepareMetadataDocument.ts';
 import { type OnchainMetadataBody, prepareOnchainMetadata } from '../operations/prepareOnchainMetadata.ts';
 import type { TokenWriteDeps } from '../operations/tokenWrites.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 import {
   AnnouncementBody,
   MetadataDocumentBody as DocumentSchema,

@@ -27,7 +27,7 @@ import {
   type TokenReadDeps,
   type TokenRowsInput,
 } from '../operations/tokenQueries.ts';
-import { type Operation, routeBase } from './catalog.ts';
+import { type Operation, routeBase } from '../http/catalog.ts';
 
 const TokenParams = Type.Object({ chain_id: ChainIdSchema(), token_address: AddressSchema() });
 const TokenRowsQuery = Type.Object({ limit: PageLimit, cursor: PageCursor }, { additionalProperties: false });

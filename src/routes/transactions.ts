@@ -7,7 +7,7 @@ import { Envelope, envelope } from '../http/envelope.ts';
 import { ChainIdSchema } from '../http/validation.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import { getTransactionStatus, type TransactionStatusDeps } from '../operations/getTransactionStatus.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 export function registerTransactionRoutes(
   app: FastifyInstance,

@@ -13,7 +13,7 @@ import {
   listWalletActivity,
   type WalletReadDeps,
 } from '../operations/walletQueries.ts';
-import { routeBase } from './catalog.ts';
+import { routeBase } from '../http/catalog.ts';
 
 const WalletParams = Type.Object({ address: AddressSchema() });
 const addressOf = (request: FastifyRequest) => getAddress((request.params as { address: string }).address);

@@ -19,7 +19,7 @@ import {
   type WebhookFilters,
 } from '../operations/webhooks.ts';
 import type { ApiKeyRecord } from '../store/apiKeys.ts';
-import { type Operation, routeBase } from './catalog.ts';
+import { type Operation, routeBase } from '../http/catalog.ts';
 import { WebhookCreateBody, WebhookUpdateBody } from './requestBodies.ts';
 
 const Params = Type.Object({ id: Type.String({ pattern: '^wh_[0-9a-f]{24}$' }) });

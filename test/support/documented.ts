@@ -1,7 +1,7 @@
 // Checks real answers against the response bodies the OpenAPI document publishes (src/http/records.ts).
 import { Ajv, type ValidateFunction } from 'ajv';
 import { RESPONSE_BODIES } from '../../src/http/records.ts';
-import { type Operation, ROUTES } from '../../src/routes/catalog.ts';
+import { type Operation, ROUTES } from '../../src/http/catalog.ts';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 ajv.addFormat('date-time', (v: string) => !Number.isNaN(Date.parse(v)) && /T.*Z$/.test(v));

@@ -1,6 +1,6 @@
 // Per-operation, per-source and service-wide ceilings (spec: Limits → Per-operation ceilings, Per-source
 // and service-wide ceilings). Ceilings count requests; a refused ceiling is `quota_exceeded`.
-import type { Operation } from '../../routes/catalog.ts';
+import type { Operation } from '../catalog.ts';
 import type { WindowName } from './windows.ts';
 
 /** Who a ceiling counts: the key, a value of the request within or across keys, the source IP, or all. */

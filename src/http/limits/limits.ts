@@ -2,7 +2,7 @@
 // RateLimit headers, and the 429 problem. The hook in server.ts calls `admit` once per keyed request.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import type { Operation } from '../../routes/catalog.ts';
+import type { Operation } from '../catalog.ts';
 import type { ApiKeyRecord } from '../../store/apiKeys.ts';
 import { ApiError } from '../../errors.ts';
 import {

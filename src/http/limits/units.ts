@@ -1,6 +1,6 @@
 // The one units table (spec: Limits → Units per operation, and the page-size scaling rules). Every
 // operation of the route catalog is here, served yet or not, so a new route only names its operation.
-import type { Operation } from '../../routes/catalog.ts';
+import type { Operation } from '../catalog.ts';
 
 export interface UnitRule {
   /** Units of one request at the default page (or of one position for per-position rules). */
