@@ -1,4 +1,5 @@
 // Builds the fastify app from its dependencies (no globals): transport, auth, problems, routes.
+import type { Socket } from 'node:net';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import Fastify, {
@@ -99,8 +100,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The gateway's IPFS node (for the ready banner and tests: its multiaddrs). */
     ipfs: IpfsNode;
-    /** The event feed behind GET /v1/events (tests and metrics: its open streams). */
-    events: EventFeed;
   }
 }
 
@@ -205,7 +204,7 @@ function methodsAt(url: string): string[] {
 
 /** A protocol error Node's parser met before any request existed: answered as problem+json, then closed. */
 function clientError(docsUrl: string) {
-  return (err: Error & { code?: string }, socket: import('node:net').Socket) => {
+  return (err: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return;
     const id = requestId(undefined);
     const detail =
@@ -368,14 +367,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     }
     done();
   });
-  // Connections that have sent no byte yet: during shutdown they are dropped (Node counts them as neither
-  // idle nor busy, and a client that aborts many streams at once leaves such connections behind).
-  const silent = new Set<import('node:net').Socket>();
-  app.server.on('connection', (socket: import('node:net').Socket) => {
+  // Connections that never sent a byte are dropped during shutdown: a client that aborts many streams at
+  // once leaves such connections behind, and closeIdleConnections() did not close them.
+  const sockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
     if (closing) return void socket.destroy();
-    silent.add(socket);
-    socket.once('data', () => silent.delete(socket));
-    socket.once('close', () => silent.delete(socket));
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   // During shutdown, keep closing connections as they go idle so close() completes after in-flight work.
   app.addHook('preClose', (done) => {
@@ -383,7 +381,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     clearInterval(purge);
     const timer = setInterval(() => {
       app.server.closeIdleConnections();
-      for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
+      for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
     }, 50);
     timer.unref();
     app.server.once('close', () => clearInterval(timer));
@@ -628,7 +626,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   );
   // Streams end (after their last whole event) when the gateway begins to close: close() waits for them.
   app.addHook('preClose', async () => feed.close());
-  app.decorate('events', feed);
   registerEventRoutes(app, { settings, feed });
   // Webhooks: endpoints managed here; deliveries made by this process's dispatcher (unless WEBHOOKS=off).
   const webhookDeps = {

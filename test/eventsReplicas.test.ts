@@ -5,12 +5,12 @@
 import { once } from 'node:events';
 import { type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
+import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
-import { call, expectProblem, freshPostgres, tempDir } from './support/gateway.ts';
+import { call, expectProblem, freshPostgres, tempDir, UNLIMITED } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
-import { createKeyWithCli, type Replica, replicaPool } from './support/replica.ts';
+import { createKeyWithCli, type Replica, replicaPool, replicaEnv } from './support/replica.ts';
 import { openStream, type StreamEvent, type TestStream } from './support/sse.ts';
 
 let redis: TestRedis;
@@ -29,17 +29,12 @@ beforeAll(async () => {
   const dataDir = tempDir();
   devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   chain = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
-  env = {
-    ...devnetEnv(devnet, dataDir),
-    DATABASE_URL: await freshPostgres(inject('postgresUrl')),
+  env = replicaEnv(devnet, dataDir, await freshPostgres(inject('postgresUrl')), {
     REDIS_URL: redis.url,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    DEVNET: 'off',
     INDEXER_POLL_MS: '50',
     // Far above any wake-up: what arrives comes from NOTIFY, not from the poll.
     EVENTS_POLL_MS: '60000',
-  };
+  });
 }, 120_000);
 afterAll(async () => {
   for (const s of streams) s.close();
@@ -55,7 +50,7 @@ describe('the event stream across replicas on PostgreSQL', () => {
   it('serves on B what the indexer on A committed; B killed and restarted resumes with no gap or duplicate', async () => {
     const a = await replica();
     const b = await replica({ INDEXER: 'off' });
-    const k = await key('builder', { burstPerSecond: 1e6, unitsPerMinute: 1e6, daily: 1e8, monthly: 1e9 });
+    const k = await key('builder', UNLIMITED);
     const onB = await openStream(b.origin, k, 'chain_id=8453&types=launch,trade');
     streams.push(onB);
     expect(onB.status).toBe(200);

@@ -10,7 +10,7 @@ import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
-import { call, expectProblem, type Reply, tempDir } from './support/gateway.ts';
+import { call, expectProblem, type Reply, tempDir, UNLIMITED } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
 import { startPostgresCluster } from './support/postgres.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
@@ -47,12 +47,7 @@ beforeAll(async () => {
   };
   a = await replica({});
   b = await replica({ INDEXER: 'off' });
-  key = await createKeyWithCli(env, 'builder', {
-    burstPerSecond: 1e6,
-    unitsPerMinute: 1e6,
-    daily: 1e8,
-    monthly: 1e9,
-  });
+  key = await createKeyWithCli(env, 'builder', UNLIMITED);
 }, 120_000);
 afterAll(async () => {
   for (const r of [a, b]) r?.child.kill('SIGKILL');

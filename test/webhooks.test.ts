@@ -10,12 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { type Address, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
+import { type Devnet, startDevnet } from '../src/devnet/devnet.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { TestChain } from './support/chain.ts';
-import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
+import { call, expectProblem, freshPostgres, startGateway, tempDir, UNLIMITED } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
-import { createKeyWithCli, type Replica, replicaPool } from './support/replica.ts';
+import { createKeyWithCli, type Replica, replicaPool, replicaEnv } from './support/replica.ts';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -54,22 +54,12 @@ beforeAll(async () => {
   const dataDir = tempDir();
   devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   chain = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
-  env = {
-    ...devnetEnv(devnet, dataDir),
-    DATABASE_URL: await freshPostgres(inject('postgresUrl')),
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    DEVNET: 'off',
+  env = replicaEnv(devnet, dataDir, await freshPostgres(inject('postgresUrl')), {
     INDEXER_POLL_MS: '50',
     WEBHOOK_POLL_MS: '100',
     WEBHOOK_RETRY_BASE_MS: '200',
-  };
-  key = await createKeyWithCli(env, 'builder', {
-    burstPerSecond: 1e6,
-    unitsPerMinute: 1e6,
-    daily: 1e8,
-    monthly: 1e9,
   });
+  key = await createKeyWithCli(env, 'builder', UNLIMITED);
 }, 120_000);
 afterAll(async () => {
   replicas.killAll();

@@ -155,7 +155,9 @@ export async function resolveEventData(
   const groups = new Map<string, JournalRow[]>();
   for (const r of pending) {
     const g = `${r.chain_id}:${r.type}`;
-    groups.set(g, [...(groups.get(g) ?? []), r]);
+    const group = groups.get(g);
+    if (group) group.push(r);
+    else groups.set(g, [r]);
   }
   const built: { row: JournalRow; data: string }[] = [];
   for (const group of groups.values()) {

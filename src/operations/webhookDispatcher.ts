@@ -262,13 +262,21 @@ export class WebhookDispatcher {
           and not exists (select 1 from webhook_deliveries p where p.endpoint_id = d.endpoint_id
             and p.chain_id = d.chain_id and p.state = 'pending' and p.seq < d.seq)
         order by d.next_attempt_at limit ${BATCH} ${lock}`.execute(trx);
-      for (const d of rows)
+      if (rows.length > 0)
         await trx
           .updateTable('webhook_deliveries')
           .set({ locked_until: now + LEASE_MS })
-          .where('endpoint_id', '=', d.endpoint_id)
-          .where('chain_id', '=', d.chain_id)
-          .where('seq', '=', d.seq)
+          .where((eb) =>
+            eb.or(
+              rows.map((d) =>
+                eb.and([
+                  eb('endpoint_id', '=', d.endpoint_id),
+                  eb('chain_id', '=', d.chain_id),
+                  eb('seq', '=', d.seq),
+                ]),
+              ),
+            ),
+          )
           .execute();
       return rows;
     });

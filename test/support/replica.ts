@@ -2,6 +2,7 @@
 // ready line names its address. Tests kill it (SIGKILL) or stop it (SIGTERM) themselves.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { type Devnet, devnetEnv } from '../../src/devnet/devnet.ts';
 import { tempDir } from './tempDir.ts';
 
 export interface Replica {
@@ -66,5 +67,22 @@ export function replicaPool(env: () => Record<string, string>) {
     killAll(): void {
       for (const r of all) r.child.kill('SIGKILL');
     },
+  };
+}
+
+/** What every replica of a devnet shares: its RPCs and manifests, one PostgreSQL database, quiet logs. */
+export function replicaEnv(
+  devnet: Devnet,
+  dataDir: string,
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...devnetEnv(devnet, dataDir),
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    DEVNET: 'off',
+    ...extra,
   };
 }
