@@ -1,7 +1,8 @@
-// The events bench's baseline: the least a push over PostgreSQL can do. It LISTENs on a channel and
-// writes each notification's payload as a Server-Sent Event to every connected client, with no key,
-// journal, filter or record. Run as a process of its own, as the gateway is.
-import { createServer, type ServerResponse } from 'node:http';
+// The push benches' baseline: the least a push over PostgreSQL can do. It LISTENs on a channel and
+// writes each notification's payload as a Server-Sent Event to every connected client, and with
+// POST_URL also POSTs it there (the webhooks bench), with no key, journal, filter, record or signature.
+// Run as a process of its own, as the gateway is.
+import { createServer, request, type ServerResponse } from 'node:http';
 import pg from 'pg';
 
 const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -11,6 +12,11 @@ const clients = new Set<ServerResponse>();
 listener.on('notification', (n) => {
   const chunk = `event: trade\ndata: {"transaction_hash":"${n.payload}"}\n\n`;
   for (const c of clients) c.write(chunk);
+  if (process.env.POST_URL)
+    request(process.env.POST_URL, { method: 'POST', headers: { 'content-type': 'application/json' } })
+      .on('response', (res) => res.resume())
+      .on('error', () => {})
+      .end(`{"transaction_hash":"${n.payload}"}`);
 });
 const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });

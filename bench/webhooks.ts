@@ -1,13 +1,16 @@
 // Webhook deliveries on PostgreSQL, as they run in production: the indexer in this process, the
 // deliveries made by a gateway process's dispatcher, a receiver in this process answering 200 on
 // 127.0.0.1. Measured on one clock: from the indexer's commit of a trade to the receipt of its delivery
-// (one endpoint), and deliveries per second for a backlog spread over 20 endpoints. Baseline, same run:
-// the same POSTs (same body, headers and concurrency) sent straight to the receiver.
+// (one endpoint), and deliveries per second for a backlog spread over 20 endpoints. Baselines, same run:
+// for latency a bare relay process that POSTs each notification of a commit (bench/sseRelay.ts); for
+// throughput the same number of POSTs sent straight to the receiver, as many at a time.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { quantile, waitFor, withPushRig } from './pushRig.ts';
-import { target } from './support.ts';
+import { startServer, target } from './support.ts';
 
 const TRADES = Number(process.env.BENCH_WEBHOOK_TRADES ?? 100);
 const ENDPOINTS = 20;
@@ -29,7 +32,7 @@ export async function benchWebhooks() {
   await once(receiver, 'listening');
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   try {
-    await withPushRig({ WEBHOOK_POLL_MS: '100' }, async ({ gateway, key, committed, swap }) => {
+    await withPushRig({ WEBHOOK_POLL_MS: '100' }, async ({ clusterUrl, gateway, key, committed, swap }) => {
       const api = async (path: string, method: string, body?: unknown) => {
         const r = await fetch(`${gateway.url}${path}`, {
           method,
@@ -49,6 +52,29 @@ export async function benchWebhooks() {
         latency.push((arrivals.find((a) => a.tx === tx)?.at as number) - (committed.get(tx) as number));
       }
       await api(`/v1/webhooks/${one.id}`, 'DELETE');
+
+      // Its baseline: a bare relay process POSTing each notification of a commit to the same receiver.
+      const relay = await startServer(['bin/run-ts.js', 'bench/sseRelay.ts'], {
+        DATABASE_URL: clusterUrl,
+        POST_URL: hookUrl,
+      });
+      const notifier = new pg.Client({ connectionString: clusterUrl });
+      await notifier.connect();
+      const floor: number[] = [];
+      try {
+        for (let i = 0; i < TRADES; i++) {
+          const tx = `0x${randomBytes(32).toString('hex')}`;
+          await notifier.query('begin');
+          await notifier.query("select pg_notify('bench_relay', $1)", [tx]);
+          await notifier.query('commit');
+          const at = performance.now();
+          await waitFor('the relayed POST', () => arrivals.some((a) => a.tx === tx));
+          floor.push((arrivals.find((a) => a.tx === tx)?.at as number) - at);
+        }
+      } finally {
+        await notifier.end();
+        await relay.stop();
+      }
 
       // Throughput: 20 endpoints, disabled while 100 trades happen, then enabled: 2,000 deliveries.
       const ids: string[] = [];
@@ -105,7 +131,7 @@ export async function benchWebhooks() {
       console.log('| measure | value | baseline | ratio |');
       console.log('|---|---:|---:|---:|');
       console.log(
-        `| commit → receipt, p50 / p99 (${TRADES} trades, 1 endpoint) | ${quantile(latency, 0.5).toFixed(1)} / ${quantile(latency, 0.99).toFixed(1)} ms | | |`,
+        `| commit → receipt, p50 / p99 (${TRADES} trades, 1 endpoint) | ${quantile(latency, 0.5).toFixed(1)} / ${quantile(latency, 0.99).toFixed(1)} ms | ${quantile(floor, 0.5).toFixed(2)} / ${quantile(floor, 0.99).toFixed(2)} ms bare NOTIFY → POST relay | ${(quantile(latency, 0.5) / quantile(floor, 0.5)).toFixed(1)} (p50) |`,
       );
       console.log(
         `| deliveries/s, backlog of ${expected} over ${ENDPOINTS} endpoints (${delivered} in ${seconds.toFixed(2)} s) | ${rate.toFixed(0)} | ${baseRate.toFixed(0)} bare POSTs/s | ${(rate / baseRate).toFixed(2)} |`,
