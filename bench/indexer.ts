@@ -151,13 +151,17 @@ async function fill(database: Database): Promise<{ token: string; name: string }
     launch_supply: (10n ** 27n).toString(),
   }));
   // The search words the indexer would write for them.
-  const names = await db.selectFrom('tokens').select(['address', 'name', 'symbol', 'block_number']).execute();
+  const names = await db
+    .selectFrom('tokens')
+    .select(['address', 'name', 'symbol', 'block_number', 'created_at'])
+    .execute();
   const words = names.flatMap((t) =>
     searchWords(t.name, t.symbol).map((word) => ({
       chain_id: 8453,
       word,
       address: t.address,
       block_number: Number(t.block_number),
+      created_at: Number(t.created_at),
     })),
   );
   for (let i = 0; i < words.length; i += batch)

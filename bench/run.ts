@@ -1,12 +1,13 @@
 // npm run bench: every benchmark, each reporting against a baseline measured in the same run.
 // BENCH_DURATION (s), BENCH_CONNECTIONS and BENCH_ROUNDS tune the load runs; `npm run bench -- limits` (http, limits, devnet, config, launch, swaps, indexer, ipfs,
-// sustained, events, webhooks)
+// index, sustained, events, webhooks)
 // runs one section.
 import { benchConfig } from './config.ts';
 import { benchDevnet } from './devnet.ts';
 import { benchEvents } from './events.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchHttp } from './http.ts';
+import { benchIndex } from './index.ts';
 import { benchIndexer } from './indexer.ts';
 import { benchIpfs } from './ipfs.ts';
 import { benchLaunch } from './launch.ts';
@@ -24,6 +25,7 @@ if (!only || only === 'config') await benchConfig();
 if (!only || only === 'launch') await benchLaunch();
 if (!only || only === 'swaps') await benchSwaps();
 if (!only || only === 'indexer') await benchIndexer();
+if (!only || only === 'index') await benchIndex();
 if (!only || only === 'ipfs') await benchIpfs();
 if (!only || only === 'sustained') await benchSustained();
 if (!only || only === 'events') await benchEvents();

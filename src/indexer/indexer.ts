@@ -127,6 +127,11 @@ function rawHexOf(fields: Record<string, Hex | null>): string | null {
 
 /** Blocks per eth_getLogs request. */
 const RANGE = 2_000;
+/**
+ * Launch tokens asked for by address, at most (500 a request); a chain with more has its token events
+ * asked for by topic alone, from every contract, and kept for its launch tokens.
+ */
+const ADDRESS_LIST = 2_000;
 /** Block hashes kept for reorg checks (older ones are final enough). */
 const KEEP_BLOCKS = 1_000;
 
@@ -395,11 +400,14 @@ export class ChainIndexer {
       .selectFrom('tokens')
       .select('address')
       .where('chain_id', '=', this.chainId)
+      .limit(ADDRESS_LIST + 1)
       .execute();
     const launchedNow = launchLogsOf(logs).map(launchedToken);
-    const tokens = [...new Set([...known.map((t) => t.address), ...launchedNow])];
     // Fetched while `apply` reads what the range's own logs need.
-    const tokenLogs = this.tokenLogs(through + 1, to, tokens);
+    const tokenLogs =
+      known.length > ADDRESS_LIST
+        ? this.launchTokenLogs(through + 1, to, launchedNow)
+        : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
     await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
     return logs.length;
@@ -439,6 +447,31 @@ export class ChainIndexer {
     });
     for (const p of [head, logs, senders]) p.catch(() => {}); // awaited by tick and apply
     return { head, logs, senders };
+  }
+
+  /**
+   * Transfers and metadata updates of the range from every contract, kept for the launch tokens among
+   * their emitters (those indexed before and `launchedNow`): one request, however many tokens there are.
+   */
+  private async launchTokenLogs(from: number, to: number, launchedNow: string[]): Promise<Log[]> {
+    const [all] = await this.endpoint.batchResults<Log[]>([
+      {
+        method: 'eth_getLogs',
+        params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), topics: [TOKEN_TOPICS] }],
+      },
+    ]);
+    const emitters = [...new Set((all ?? []).map((l) => checksum(l.address)))];
+    const ours = new Set(launchedNow);
+    for (let i = 0; i < emitters.length; i += 500) {
+      const rows = await this.database.db
+        .selectFrom('tokens')
+        .select('address')
+        .where('chain_id', '=', this.chainId)
+        .where('address', 'in', emitters.slice(i, i + 500))
+        .execute();
+      for (const r of rows) ours.add(r.address);
+    }
+    return (all ?? []).filter((l) => ours.has(checksum(l.address)));
   }
 
   /** Transfers and metadata updates of the launch tokens in the range, 500 tokens per request. */
@@ -563,7 +596,7 @@ export class ChainIndexer {
     token: string,
     name: string,
     symbol: string,
-    launchBlock: number | string | bigint,
+    launch: { block: number | string | bigint; time: number | string | bigint },
   ): Promise<void> {
     const words = searchWords(name, symbol);
     if (words.length === 0) return;
@@ -574,7 +607,8 @@ export class ChainIndexer {
           chain_id: this.chainId,
           word,
           address: token,
-          block_number: Number(BigInt(launchBlock)),
+          block_number: Number(BigInt(launch.block)),
+          created_at: Number(launch.time),
         })),
       )
       .onConflict((oc) => oc.doNothing())
@@ -603,7 +637,7 @@ export class ChainIndexer {
       >;
       const launch = await trx
         .selectFrom('tokens')
-        .select('block_number')
+        .select(['block_number', 'created_at'])
         .where('chain_id', '=', this.chainId)
         .where('address', '=', token)
         .executeTakeFirst();
@@ -630,7 +664,10 @@ export class ChainIndexer {
         .where('chain_id', '=', this.chainId)
         .where('address', '=', token)
         .execute();
-      await this.writeWords(trx, token, latest.name, latest.symbol ?? '', launch.block_number);
+      await this.writeWords(trx, token, latest.name, latest.symbol ?? '', {
+        block: launch.block_number,
+        time: launch.created_at,
+      });
     }
   }
 
@@ -899,7 +936,10 @@ export class ChainIndexer {
             { ...launched, field: 'fee_recipient', value: feeRecipient, raw_hex: null },
           ])
           .execute();
-        await this.writeWords(trx, a.token, name.text, symbol.text, log.blockNumber);
+        await this.writeWords(trx, a.token, name.text, symbol.text, {
+          block: log.blockNumber,
+          time: timeOf(log),
+        });
       }
       await insertMany(
         this.database,

@@ -161,17 +161,36 @@ export function tokenRecord(
 }
 
 /**
- * The version of the ranked orders of these chains: it changes with every market-data refresh, so a
- * ranked cursor from before a refresh is refused (cursor_stale) rather than resumed in a moved order.
+ * Market state of these chains: the version of their ranked orders (it changes with every market-data
+ * refresh, so a ranked cursor from before a refresh is refused, cursor_stale, rather than resumed in a
+ * moved order), and a warning per chain whose native USD feed is configured but gave no price at the
+ * last refresh.
  */
-async function rankingVersion(deps: TokenReadDeps, chainIds: readonly ChainId[]): Promise<string> {
+async function marketState(
+  deps: TokenReadDeps,
+  chainIds: readonly ChainId[],
+): Promise<{ version: string; warnings: (found: ChainId[]) => string[] }> {
   const rows = await deps.database.db
     .selectFrom('market_state')
-    .select(['chain_id', 'refreshed_at'])
+    .select(['chain_id', 'refreshed_at', 'native_usd'])
     .where('chain_id', 'in', [...chainIds])
     .orderBy('chain_id')
     .execute();
-  return rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(',');
+  return {
+    version: rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(','),
+    warnings: (found) =>
+      rows
+        .filter(
+          (st) =>
+            st.native_usd === null &&
+            found.includes(st.chain_id as ChainId) &&
+            deps.deployments.get(st.chain_id as ChainId)?.native_usd_feed,
+        )
+        .map(
+          (st) =>
+            `Chain ${st.chain_id}: the native USD price feed could not be read at the last refresh; usd is null for native- and WETH-quoted tokens.`,
+        ),
+  };
 }
 
 const stale = (why: string) =>
@@ -179,6 +198,34 @@ const stale = (why: string) =>
     'cursor_stale',
     `The order moved since this cursor was issued (${why}); restart from the first page`,
   );
+
+/** A token's place in launch order (a cursor of newest/oldest). */
+interface LaunchPosition {
+  created: number;
+  chain: number;
+  block: number;
+  log: number;
+}
+
+/** Rows of table `alias` after `p` in launch order, comparing (time, chain, block, log index) as one value. */
+const launchOrderAfter = (alias: 't' | 's', sort: Sort, p: LaunchPosition) =>
+  sql<boolean>`(${sql.ref(`${alias}.created_at`)}, ${sql.ref(`${alias}.chain_id`)}, ${sql.ref(`${alias}.block_number`)}, ${sql.ref(`${alias}.log_index`)}) ${sql.raw(sort === 'newest' ? '<' : '>')} (${p.created}, ${p.chain}, ${p.block}, ${p.log})`;
+
+/** A prefix starting more words than this is searched through its candidates, not a walk per word. */
+const PREFIX_WORDS = 16;
+
+/** The search words starting with `prefix`, up to PREFIX_WORDS + 1: one index seek each (a loose scan). */
+async function wordsStarting(database: Database, prefix: string): Promise<string[]> {
+  const { rows } = await sql<{ word: string | null }>`
+    with recursive forms(word, n) as (
+      select (select min(word) from token_words where word >= ${prefix} and word < ${prefixEnd(prefix)}), 1
+      union all
+      select (select min(word) from token_words where word > forms.word and word < ${prefixEnd(prefix)}), n + 1
+      from forms where forms.word is not null and n <= ${PREFIX_WORDS}
+    )
+    select word from forms where word is not null`.execute(database.db);
+  return rows.map((r) => r.word as string);
+}
 
 /**
  * A page of tokens: in launch order (launch time, then chain, block, log index: block numbers of
@@ -209,6 +256,48 @@ async function tokenPage(
   if (filters.market && filters.market !== 'all') query = query.where(`${on}.market`, '=', filters.market);
   if (ranked) query = query.where(`m.${ranked}`, 'is not', null);
   if (filters.creator) query = query.where('t.creator', '=', filters.creator);
+  // How far the index reached is taken first; the market state and the token a cursor stands on are
+  // read side by side with the page, and checked before the page is used.
+  const through = indexedThrough(deps.database, chainIds);
+  const state = marketState(deps, chainIds);
+  let check: Promise<void> = Promise.resolve();
+  let after: LaunchPosition | undefined;
+  if (cursor && ranked) {
+    const [value, chain, address, issued] = deps.cursors.decode(cursor, scope) as [
+      number,
+      number,
+      string,
+      string,
+    ];
+    check = state.then((st) => {
+      if (issued !== st.version) throw stale('the market data was refreshed');
+    });
+    // Rows after the cursor's (value, chain, address), compared as one value (an index range).
+    query = query.where(
+      sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
+    );
+  } else if (cursor) {
+    const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
+      number,
+      number,
+      number,
+      number,
+      string,
+    ];
+    // The token the cursor stands on must still be where it was: a reorg may have removed it.
+    check = db
+      .selectFrom('tokens')
+      .select('block_number')
+      .where('chain_id', '=', chain as ChainId)
+      .where('address', '=', String(address))
+      .executeTakeFirst()
+      .then((anchor) => {
+        if (!anchor || Number(anchor.block_number) !== block)
+          throw stale('its token left the index in a reorg');
+      });
+    after = { created, chain, block, log };
+    query = query.where(launchOrderAfter('t', sort, after));
+  }
   if (filters.q) {
     const q = filters.q;
     if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
@@ -228,11 +317,40 @@ async function tokenPage(
       if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
       // A selective word gives few candidates: look them up by address rather than let the planner
       // walk the whole launch order testing each row.
-      const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
-      query =
-        few.length <= MAX_CANDIDATES
-          ? query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
-          : query.where('t.address', 'in', candidates);
+      // One query word in launch order: each word it starts has its tokens in that order in the word
+      // index, and the page is the first of these walks, each no longer than a page.
+      const forms = ranked || words.length > 1 ? [] : await wordsStarting(deps.database, key);
+      if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
+        const walks = forms.map((form, i) => {
+          let walk = db
+            .selectFrom('token_words as w')
+            .innerJoin('tokens as s', (j) =>
+              j.onRef('s.chain_id', '=', 'w.chain_id').onRef('s.address', '=', 'w.address'),
+            )
+            .select(['s.chain_id', 's.address'])
+            .where('w.word', '=', form);
+          if (filters.chain_id) walk = walk.where('w.chain_id', '=', filters.chain_id);
+          if (filters.market && filters.market !== 'all') walk = walk.where('s.market', '=', filters.market);
+          if (after) walk = walk.where(launchOrderAfter('s', sort, after));
+          const dir = sort === 'oldest' ? 'asc' : 'desc';
+          walk = walk
+            .orderBy('w.created_at', dir)
+            .orderBy('s.chain_id', dir)
+            .orderBy('s.block_number', dir)
+            .orderBy('s.log_index', dir)
+            .limit(limit + 1);
+          return db.selectFrom(walk.as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]);
+        });
+        const union = walks.reduce((a, b) => a.unionAll(b));
+        query = query.where(sql<boolean>`(t.chain_id, t.address) in (${union})`);
+      } else {
+        const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
+        query =
+          few.length <= MAX_CANDIDATES
+            ? query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
+            : query.where('t.address', 'in', candidates);
+      }
+      // Every word of the query appears in the name or symbol.
       for (const w of words) {
         const like = `%${w}%`;
         query = query.where((eb) =>
@@ -244,41 +362,6 @@ async function tokenPage(
       }
     }
   }
-  const version = ranked ? await rankingVersion(deps, chainIds) : '';
-  if (cursor && ranked) {
-    const [value, chain, address, issued] = deps.cursors.decode(cursor, scope) as [
-      number,
-      number,
-      string,
-      string,
-    ];
-    if (issued !== version) throw stale('the market data was refreshed');
-    // Rows after the cursor's (value, chain, address), compared as one value (an index range).
-    query = query.where(
-      sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
-    );
-  } else if (cursor) {
-    const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
-      number,
-      number,
-      number,
-      number,
-      string,
-    ];
-    // The token the cursor stands on must still be where it was: a reorg may have removed it.
-    const anchor = await db
-      .selectFrom('tokens')
-      .select('block_number')
-      .where('chain_id', '=', chain as ChainId)
-      .where('address', '=', String(address))
-      .executeTakeFirst();
-    if (!anchor || Number(anchor.block_number) !== block) throw stale('its token left the index in a reorg');
-    // Rows after the cursor's, comparing (launch time, chain, block, log index) as one value.
-    const cmp = sql.raw(sort === 'newest' ? '<' : '>');
-    query = query.where(
-      sql<boolean>`(t.created_at, t.chain_id, t.block_number, t.log_index) ${cmp} (${created}, ${chain}, ${block}, ${log})`,
-    );
-  }
   const dir = sort === 'oldest' ? 'asc' : 'desc';
   query = ranked
     ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
@@ -287,13 +370,18 @@ async function tokenPage(
         .orderBy('t.chain_id', dir)
         .orderBy('t.block_number', dir)
         .orderBy('t.log_index', dir);
-  const rows = await query.limit(limit + 1).execute();
+  const [rows, market, reached] = await Promise.all([
+    query.limit(limit + 1).execute(),
+    state,
+    through,
+    check,
+  ]);
   const found = rows.slice(0, limit);
   const last = found.at(-1);
   let next: string | null = null;
   if (rows.length > limit && last)
     next = ranked
-      ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, version])
+      ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, market.version])
       : deps.cursors.encode(scope, [
           Number(last.created_at),
           last.chain_id,
@@ -316,26 +404,9 @@ async function tokenPage(
       ),
     ),
     next,
-    indexedThrough: await indexedThrough(deps.database, chainIds),
-    warnings: await usdWarnings(deps, [...new Set(found.map((t) => t.chain_id as ChainId))]),
+    indexedThrough: reached,
+    warnings: market.warnings([...new Set(found.map((t) => t.chain_id as ChainId))]),
   };
-}
-
-/** A warning per chain whose native USD feed is configured but gave no price at the last refresh. */
-async function usdWarnings(deps: TokenReadDeps, chainIds: ChainId[]): Promise<string[]> {
-  const watched = chainIds.filter((id) => deps.deployments.get(id)?.native_usd_feed);
-  if (watched.length === 0) return [];
-  const states = await deps.database.db
-    .selectFrom('market_state')
-    .select(['chain_id', 'native_usd'])
-    .where('chain_id', 'in', watched)
-    .execute();
-  return states
-    .filter((st) => st.native_usd === null)
-    .map(
-      (st) =>
-        `Chain ${st.chain_id}: the native USD price feed could not be read at the last refresh; usd is null for native- and WETH-quoted tokens.`,
-    );
 }
 
 /** Tokens in launch order (newest or oldest) or ranked by refreshed market data, across chains or one. */
@@ -443,12 +514,8 @@ async function rowsOf<T extends 'trades' | 'announcements'>(
     .where('token', '=', token);
   if (q.cursor) {
     const [block, log] = deps.cursors.decode(q.cursor, scope) as [number, number];
-    query = query.where((eb) =>
-      eb.or([
-        eb('block_number', '<', block),
-        eb.and([eb('block_number', '=', block), eb('log_index', '<', log)]),
-      ]),
-    );
+    // (block, log index) compared as one value: an index range, however deep the page.
+    query = query.where(sql<boolean>`(block_number, log_index) < (${block}, ${log})`);
   }
   const rows = await query
     .orderBy('block_number', 'desc')

@@ -9,6 +9,7 @@ import {
   type OnConflictBuilder,
   type OnConflictDoNothingBuilder,
   type OnConflictUpdateBuilder,
+  type LogEvent,
   PostgresDialect,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -155,6 +156,8 @@ export interface TokenWordsTable {
   word: string;
   address: string;
   block_number: number | string | bigint;
+  /** The token's launch time: each word's tokens in launch order, for search's newest and oldest. */
+  created_at: number | string | bigint;
 }
 
 export interface TokenHoldersTable {
@@ -399,7 +402,12 @@ function keepingStatements(file: SqliteDatabase.Database) {
   } satisfies SqliteDialectConfig['database'] & Pick<Database, 'runEach'>;
 }
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+/** Opens the database and migrates it; `onQuery` sees every query's SQL and parameters (tests' plans). */
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+}): Promise<Database> {
   let db: Kysely<Tables>;
   let kind: Database['kind'];
   let statements: ReturnType<typeof keepingStatements> | undefined;
@@ -410,7 +418,10 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     // checked out (node-postgres emits 'error' on the client): the query in flight reports it instead.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool }),
+      ...(opts.onQuery ? { log: (e: LogEvent) => opts.onQuery?.(e.query.sql, e.query.parameters) } : {}),
+    });
   } else {
     kind = 'sqlite';
     mkdirSync(opts.dataDir, { recursive: true });

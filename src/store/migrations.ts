@@ -474,6 +474,34 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0016_index_at_scale': {
+    async up(db: AnyDb) {
+      // A wallet's fee positions and claims from one index range, without reading each credit's row (it
+      // serves what the index on (recipient, chain_id) did).
+      await db.schema
+        .createIndex('fee_events_positions')
+        .on('fee_events')
+        .columns(['recipient', 'chain_id', 'escrow', 'currency', 'kind'])
+        .execute();
+      await db.schema.dropIndex('fee_events_recipient').execute();
+      // Each search word's tokens in launch order: search's newest and oldest walk a word's own range.
+      await db.schema
+        .alterTable('token_words')
+        .addColumn('created_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db
+        .updateTable('token_words')
+        .set({
+          created_at: sql`(select t.created_at from tokens t where t.chain_id = token_words.chain_id and t.address = token_words.address)`,
+        })
+        .execute();
+      await db.schema
+        .createIndex('token_words_time')
+        .on('token_words')
+        .columns(['word', 'created_at', 'chain_id', 'address'])
+        .execute();
+    },
+  },
 });
 
 /**

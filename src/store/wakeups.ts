@@ -34,6 +34,11 @@ export function announceCommitted(database: Database, chainId: number): void {
   emitterOf(database).emit('chain', chainId);
 }
 
+/** Calls `onCommit(chainId)` after each commit of an indexer in this process. */
+export function onCommitted(database: Database, onCommit: (chainId: number) => void): void {
+  emitterOf(database).on('chain', onCommit);
+}
+
 /**
  * Calls `onWake(chainId)` whenever a chain's journal grew, in this process and (PostgreSQL) in any
  * other; the LISTEN connection is remade after it drops. Returns the unsubscribe.

@@ -1,7 +1,7 @@
 // vitest global setup: a private PostgreSQL cluster (initdb in a temp dir, 127.0.0.1, a free port) for
 // the storage tests, unless TEST_DATABASE_URL points at one already. Stopped and removed after the run.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -37,22 +37,29 @@ function systemUser(name: string): { uid: number; gid: number } {
 
 /**
  * A private PostgreSQL cluster on 127.0.0.1 (also used by the benchmarks); `restart` stops the server
- * and starts it again on the same port and data, `stop` removes it.
+ * and starts it again on the same port and data, `stop` removes it. With `keep`, the cluster lives in
+ * that folder (made on first use) and `stop` leaves it there for the next run; `settings` are the
+ * server's own (`-c name=value`).
  */
-export async function startPostgresCluster(): Promise<{
+export async function startPostgresCluster(
+  opts: { keep?: string; settings?: Record<string, string> } = {},
+): Promise<{
   url: string;
   restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }> {
-  const dir = mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
+  const dir = opts.keep ?? mkdtempSync(join(tmpdir(), 'launchpad-pg-'));
+  mkdirSync(dir, { recursive: true });
   // PostgreSQL refuses to run as root: run the cluster as the postgres system user when we are root.
   const owner = process.getuid?.() === 0 ? systemUser('postgres') : undefined;
   if (owner) chownSync(dir, owner.uid, owner.gid);
   const user = owner ?? {};
-  execFileSync(findBin('initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8'], {
-    stdio: 'ignore',
-    ...user,
-  });
+  if (!existsSync(join(dir, 'data', 'PG_VERSION')))
+    execFileSync(
+      findBin('initdb'),
+      ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8'],
+      { stdio: 'ignore', ...user },
+    );
   const port = await freePort();
   const launch = (): ChildProcess =>
     spawn(
@@ -68,6 +75,7 @@ export async function startPostgresCluster(): Promise<{
         'listen_addresses=127.0.0.1',
         '-c',
         'fsync=off',
+        ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       ],
       { stdio: 'ignore', ...user },
     );
@@ -101,7 +109,7 @@ export async function startPostgresCluster(): Promise<{
     },
     async stop() {
       await halt();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.keep) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

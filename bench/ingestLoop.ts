@@ -1,0 +1,59 @@
+// The write load of the index bench, in its own process: the chain indexer ingests a devnet chain into
+// the database as fast as it can; at the head, the chain's devnet rows (below the generated blocks) are
+// deleted and the range is ingested again, until SIGTERM. Prints a line per pass.
+import { sql } from 'kysely';
+import { RpcEndpoint } from '../src/chain/rpc.ts';
+import { ChainIndexer } from '../src/indexer/indexer.ts';
+import { Deployments } from '../src/launchpad/deployments.ts';
+import { loadSettings } from '../src/settings.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { FIRST_BLOCK } from '../test/support/generatedIndex.ts';
+
+const CHAIN = 8453;
+const database = await openDatabase(loadSettings(process.env));
+const deployments = Deployments.load(process.env.MANIFESTS_DIR as string);
+const endpoint = new RpcEndpoint(process.env[`RPC_URL_${CHAIN}`] as string, 30_000);
+const first = Math.min(...(deployments.get(CHAIN)?.suites ?? []).map((s) => s.first_block));
+const head = Number(process.env.INGEST_HEAD);
+
+/** Deletes what the indexer wrote for the devnet chain, so that the next pass ingests it again. */
+async function reset() {
+  await database.db.transaction().execute(async (trx) => {
+    const below = sql`chain_id = ${CHAIN} and block_number < ${FIRST_BLOCK}`;
+    await sql`delete from token_market where chain_id = ${CHAIN} and address in
+      (select address from tokens where ${below})`.execute(trx);
+    for (const table of [
+      'tokens',
+      'trades',
+      'fee_credits',
+      'fee_events',
+      'token_holders',
+      'token_updates',
+      'announcements',
+      'token_words',
+      'index_events',
+      'skipped_logs',
+    ])
+      await sql`delete from ${sql.table(table)} where ${below}`.execute(trx);
+    await sql`delete from index_blocks where chain_id = ${CHAIN} and number < ${FIRST_BLOCK}`.execute(trx);
+    await sql`insert into index_state (chain_id, indexed_through, high_water) values (${CHAIN}, ${first - 1}, ${first - 1})
+      on conflict (chain_id) do update set indexed_through = excluded.indexed_through, high_water = excluded.high_water`.execute(
+      trx,
+    );
+  });
+}
+
+let stopping = false;
+process.on('SIGTERM', () => (stopping = true));
+await reset();
+console.log('ingesting');
+for (let pass = 1; !stopping; pass++) {
+  const indexer = new ChainIndexer(CHAIN, endpoint, database, deployments);
+  const t = performance.now();
+  let logs = 0;
+  await indexer.tick(); // sees the head
+  while (!stopping && (await indexer.indexedThrough()) < head) logs += await indexer.tick();
+  console.log(`pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms`);
+  if (!stopping) await reset();
+}
+await database.close();

@@ -1,0 +1,271 @@
+// A generated index at production scale, built on PostgreSQL by the server itself (INSERT … SELECT over
+// generate_series: no row crosses the wire, so 10M trades take minutes), spread over the four chains
+// with a skew: a few hot tokens hold most trades and holders. Rows have the indexer's shapes; addresses
+// are decimal digits (valid checksummed addresses as they are), hashes md5-derived.
+import { sql } from 'kysely';
+import type { Database } from '../../src/store/db.ts';
+
+export interface IndexScale {
+  tokens: number;
+  trades: number;
+  holders: number;
+  announcements: number;
+  feeCredits: number;
+}
+
+/** Changes whenever the generated rows change, so a kept database of an older shape is built again. */
+export const GENERATOR_VERSION = 2;
+/** Chain of token n: 8 in 20 on 8453, 5 on 4663, 4 on 143, 3 on 5042. */
+export const CHAIN_OF = `(case when n % 20 < 8 then 8453 when n % 20 < 13 then 4663 when n % 20 < 17 then 143 else 5042 end)`;
+/** Launch time of token n: one every 30 s over the year before T0_END. */
+export const T0 = 1_700_000_000;
+/** The hot tokens: the newest HOT (a share of trades and holders each), then WARM warm ones. */
+export const HOT = 10;
+export const WARM = 10_000;
+/**
+ * The generated block of a chain time: 2-second blocks from T0, from block 1,000,000 (the devnet's own
+ * blocks, which the bench indexes into the same database meanwhile, stay below it).
+ */
+export const FIRST_BLOCK = 1_000_000;
+const block = (t: string) => `((${t} - ${T0}) / 2 + ${FIRST_BLOCK})`;
+
+/** Address `n` of a kind (1 tokens, 2 creators, 3 traders, 4 holders): 40 decimal digits. */
+export const address = (kind: number, n: number) => `0x${kind}${String(n).padStart(39, '0')}`;
+const addr = (kind: number, n: string) => `('0x${kind}' || lpad((${n})::text, 39, '0'))`;
+const hash = (salt: string, n: string) => `('0x' || md5('${salt}' || (${n})) || md5('${salt}x' || (${n})))`;
+/**
+ * Token number (1..tokens) of generated row k: `hot`/`warm` of every 10 rows go to the hot and warm
+ * tokens (the newest), the rest spread over every token.
+ */
+const skewed = (k: string, tokens: number, hot: number, warm: number) =>
+  `(case when ${k} % 10 < ${hot} then ${tokens} - (${k} / 10) % ${HOT}
+        when ${k} % 10 < ${hot + warm} then ${tokens} - (hashint8(${k}) % ${WARM} + ${WARM}) % ${WARM}
+        else 1 + (hashint8(${k} + 7) % ${tokens} + ${tokens}) % ${tokens} end)`;
+
+const WORDS = [
+  'moon',
+  'pepe',
+  'doge',
+  'cat',
+  'frog',
+  'based',
+  'sun',
+  'ape',
+  'rocket',
+  'gold',
+  'shiba',
+  'wolf',
+  'degen',
+  'chad',
+  'bull',
+  'bear',
+  'pixel',
+  'turbo',
+  'alpha',
+  'omega',
+  'cyber',
+  'neon',
+  'lunar',
+  'solar',
+  'baby',
+  'king',
+  'queen',
+  'meme',
+  'giga',
+  'mega',
+  'tiny',
+  'frens',
+  'wagmi',
+  'honk',
+  'bonk',
+  'myro',
+];
+
+/** Drops a table's indexes and constraints; the function returned builds them again. */
+async function withoutIndexes(database: Database, table: string): Promise<() => Promise<void>> {
+  const db = database.db;
+  const { rows: constraints } = await sql<{ name: string; def: string }>`
+    select conname as name, pg_get_constraintdef(oid) as def from pg_constraint
+    where conrelid = ${table}::regclass and contype in ('p', 'u')`.execute(db);
+  const { rows: indexes } = await sql<{ name: string; def: string }>`
+    select indexname as name, indexdef as def from pg_indexes where tablename = ${table}
+    and indexname not in (select conname from pg_constraint where conrelid = ${table}::regclass)`.execute(db);
+  for (const c of constraints) await sql.raw(`alter table ${table} drop constraint ${c.name}`).execute(db);
+  for (const i of indexes) await sql.raw(`drop index ${i.name}`).execute(db);
+  return async () => {
+    for (const c of constraints)
+      await sql.raw(`alter table ${table} add constraint ${c.name} ${c.def}`).execute(db);
+    for (const i of indexes) await sql.raw(i.def).execute(db);
+  };
+}
+
+/** Fills an empty, migrated PostgreSQL index with generated rows; `log` reports each table's time. */
+export async function generateIndex(
+  database: Database,
+  scale: IndexScale,
+  escrows: Record<number, string>,
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  if (database.kind !== 'postgres') throw new Error('the generated index is built on PostgreSQL');
+  const db = database.db;
+  // Bulk loading: each table's indexes are dropped first and built again after its rows are in.
+  const run = async (label: string, text: string) => {
+    const t = performance.now();
+    const table = /insert into (\w+)/.exec(text)?.[1];
+    const restore = table ? await withoutIndexes(database, table) : async () => {};
+    await sql.raw(text).execute(db);
+    await restore();
+    log(`${label}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  };
+  const T = scale.tokens;
+  const words = `(array[${WORDS.map((w) => `'${w}'`).join(',')}])`;
+  // Token n: launched at T0 + 30 n; its name is two words and its number ("Pepe Rocket 4711").
+  await run(
+    'tokens',
+    `insert into tokens (chain_id, address, suite_id, market, quote_address, creator, pool_id, hook,
+       tick_spacing, name, symbol, metadata_uri, block_number, log_index, tx_hash, created_at,
+       current_creator, launch_supply, fee_recipient)
+     select c, ${addr(1, 'n')}, 'generated', case when n % 5 = 0 then 'rwa' else 'standard' end,
+       '0x0000000000000000000000000000000000000000', ${addr(2, 'hashint8(n) % 200000 + 200000')},
+       ${hash('pool', 'n')}, '0x0000000000000000000000000000000000000001', 200,
+       initcap(${words}[1 + n % ${WORDS.length}]) || ' ' || initcap(${words}[1 + (n / ${WORDS.length}) % ${WORDS.length}]) || ' ' || n,
+       upper(left(${words}[1 + n % ${WORDS.length}], 3)) || (n % 1000), '',
+       ${block(`${T0} + 30 * n`)}, 0, ${hash('launch', 'n')}, ${T0} + 30 * n,
+       ${addr(2, 'hashint8(n) % 200000 + 200000')}, '1000000000000000000000000000',
+       ${addr(2, 'hashint8(n) % 200000 + 200000')}
+     from (select n, ${CHAIN_OF} as c from generate_series(1, ${T}) n) g`,
+  );
+  // Search words of each name and symbol, as searchWords() gives them.
+  await run(
+    'token_words',
+    `insert into token_words (chain_id, word, address, block_number, created_at)
+     select distinct on (w, chain_id, address) chain_id, w, address, block_number, created_at
+     from tokens, lateral regexp_split_to_table(lower(name || ' ' || symbol), '[^a-z0-9]+') w where w <> ''`,
+  );
+  const END = T0 + 30 * T + 86_400;
+  // Trade k: 3 in 10 to the hot tokens, 4 in 10 to the warm ones; its time between its token's launch
+  // and the end, in step with k (so each chain's trades come in block order).
+  await run(
+    'trades',
+    `insert into trades (chain_id, tx_hash, log_index, block_number, block_hash, timestamp, token, trader,
+       side, amount_in_raw, amount_out_raw, quote_amount_raw, token_amount_raw, fee_raw, fee_currency,
+       referrer, comment, sqrt_price_x96)
+     select ${CHAIN_OF}, ${hash('trade', 'k')}, (k % 1000)::int, ${block('ts')}, ${hash('block', block('ts'))}, ts,
+       ${addr(1, 'n')}, ${addr(3, 'hashint8(k) % 500000 + 500000')}, case when k % 3 = 0 then 'sell' else 'buy' end,
+       (1000000 + k % 9999)::text, (2000000 + k % 7777)::text, (1000000 + k % 9999)::text,
+       (2000000 + k % 7777)::text, '1000', '0x0000000000000000000000000000000000000000', null, '',
+       '79228162514264337593543950336'
+     from (select k, n, ${T0} + 30 * n + ((k::float8 / ${scale.trades}) * (${END} - ${T0} - 30 * n))::bigint as ts
+           from (select k, ${skewed('k', T, 3, 4)} as n from generate_series(1, ${scale.trades}) k) s) g`,
+  );
+  // Fee credits: the hook's credit of every tenth trade (its platform component).
+  await run(
+    'fee_credits',
+    `insert into fee_credits (chain_id, tx_hash, log_index, block_number, swap_log_index, component,
+       recipient, currency, amount)
+     select chain_id, tx_hash, log_index + 1000, block_number, log_index, 'platform',
+       '0x0000000000000000000000000000000000000002', fee_currency, '10'
+     from trades where ('x' || substr(tx_hash, 3, 8))::bit(32)::int % ${Math.max(1, Math.round(scale.trades / scale.feeCredits))} = 0
+     limit ${scale.feeCredits}`,
+  );
+  // Escrow events: credits to creators (every creator has some; one busy wallet has many), a claim in
+  // about every two hundred. They name each chain's real escrow, so that owed() answers.
+  await run(
+    'fee_events',
+    `insert into fee_events (chain_id, tx_hash, log_index, block_number, escrow, recipient, currency, kind, amount)
+     select c, ${hash('fee', 'k')}, 0, ${FIRST_BLOCK} + k,
+       case c ${Object.entries(escrows)
+         .map(([id, a]) => `when ${id} then '${a}'`)
+         .join(' ')} end,
+       case when k % 10 = 0 then '0x0000000000000000000000000000000000000002' else ${addr(2, 'hashint8(k) % 200000 + 200000')} end,
+       '0x0000000000000000000000000000000000000000', case when hashint8(k) % 200 = 0 then 'claimed' else 'credited' end, '1000'
+     from (select k, ${CHAIN_OF.replaceAll('n %', 'k %')} as c from generate_series(1, ${scale.feeCredits}) k) g`,
+  );
+  // Holders: 2 in 10 rows to the hot tokens, 3 in 10 to the warm ones, each row its own holder.
+  await run(
+    'token_holders',
+    `insert into token_holders (chain_id, token, holder, block_number)
+     select ${CHAIN_OF}, ${addr(1, 'n')}, ${addr(4, 'k')}, ${block(`${T0} + 30 * n`)} + k % 1000
+     from (select k, ${skewed('k', T, 2, 3)} as n from generate_series(1, ${scale.holders}) k) g`,
+  );
+  await run(
+    'announcements',
+    `insert into announcements (chain_id, tx_hash, log_index, block_number, token, announcement_id, creator,
+       description, uri, posted_at)
+     select ${CHAIN_OF}, ${hash('ann', 'k')}, 0, ${block(`${T0} + 30 * n`)} + k, ${addr(1, 'n')}, ${hash('annid', 'k')},
+       ${addr(2, 'hashint8(n) % 200000 + 200000')}, 'Update ' || k, '', ${T0} + 30 * n + 2 * k
+     from (select k, ${skewed('k', T, 2, 4)} as n from generate_series(1, ${scale.announcements}) k) g`,
+  );
+  await generateMarket(database, scale, log);
+  // Each chain indexed through its last generated block.
+  await sql
+    .raw(
+      `insert into index_state (chain_id, indexed_through, high_water)
+     select chain_id, max(b), max(b) from (select chain_id, max(block_number) b from tokens group by chain_id
+       union all select chain_id, max(block_number) from trades group by chain_id) x group by chain_id
+     on conflict (chain_id) do update set indexed_through = excluded.indexed_through, high_water = excluded.high_water`,
+    )
+    .execute(db);
+  await run('analyze', 'analyze');
+}
+
+/**
+ * Market data as a full refresh leaves it: one row per token, its reserve and 24 h figures from its
+ * generated trades, ranked values spread so that ranks differ.
+ */
+export async function generateMarket(database: Database, scale: IndexScale, log: (line: string) => void) {
+  const t = performance.now();
+  const restore = await withoutIndexes(database, 'token_market');
+  await sql
+    .raw(
+      `insert into token_market (chain_id, address, market, sqrt_price_x96, reserve_quote_raw, activity,
+         market_cap_usd, liquidity_usd, volume_24h_usd, trending_score, as_of_block, updated_at, rebuild,
+         quote_usd, quote_usd_at)
+       select t.chain_id, t.address, t.market, '79228162514264337593543950336', coalesce(a.reserve, 0)::text,
+         json_build_object('1h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
+           '6h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
+           '24h', json_build_object('trades', coalesce(a.recent, 0), 'volume_quote_raw', coalesce(a.recent_volume, 0)::text))::text,
+         (hashint8(n) % 1000000 + 1000000) % 1000000 / 10.0, coalesce(a.reserve, 0) / 1e6,
+         coalesce(a.recent_volume, 0) / 1e6, coalesce(a.recent, 0) * 1.5 + (n % 97) / 100.0,
+         s.indexed_through, 0, 0, 2000, 0
+       from (select *, ('x' || substr(address, 27, 16))::bit(64)::bigint as n from tokens) t
+       join (select chain_id, max(block_number) indexed_through from trades group by chain_id) s using (chain_id)
+       left join (select chain_id, token, sum(quote_amount_raw::numeric) reserve,
+                    count(*) filter (where timestamp > ${T0 + 30 * scale.tokens - 86_400}) recent,
+                    sum(quote_amount_raw::numeric) filter (where timestamp > ${T0 + 30 * scale.tokens - 86_400}) recent_volume
+                  from trades group by chain_id, token) a on a.chain_id = t.chain_id and a.token = t.address`,
+    )
+    .execute(database.db);
+  await restore();
+  await sql
+    .raw(
+      `insert into market_state (chain_id, refreshed_at, chain_time, as_of_block, native_usd, native_usd_at)
+       select chain_id, 1, max(timestamp), max(block_number), 2000, 0 from trades group by chain_id
+       on conflict (chain_id) do nothing`,
+    )
+    .execute(database.db);
+  log(`token_market: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
+/** The hot reads of a generated index, by label: every list sort and filter, search, rows of a token. */
+export function hotReads(scale: IndexScale, creator: string): Record<string, string> {
+  const hot = address(1, scale.tokens); // the newest token, on 8453, the hottest
+  const cold = address(1, 12_345); // an old token on 8453 with few trades
+  const reads: Record<string, string> = {};
+  for (const sort of ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h']) {
+    reads[`tokens ${sort}`] = `/v1/tokens?sort=${sort}&limit=25`;
+    reads[`tokens ${sort}, 8453 rwa`] = `/v1/tokens?chain_id=8453&market=rwa&sort=${sort}&limit=25`;
+  }
+  return {
+    ...reads,
+    'search word "rocket"': '/v1/tokens/search?q=rocket&limit=25',
+    'search prefix "pep"': '/v1/tokens/search?q=pep&limit=25',
+    'search words "rocket 47"': '/v1/tokens/search?q=rocket%2047&limit=25',
+    'creator tokens': `/v1/creators/${creator}/tokens?limit=25`,
+    'trades, hot token': `/v1/tokens/8453/${hot}/trades?limit=25`,
+    'trades, cold token': `/v1/tokens/8453/${cold}/trades?limit=25`,
+    'announcements, hot token': `/v1/tokens/8453/${hot}/announcements?limit=25`,
+    'token detail': `/v1/tokens/8453/${hot}?include=market,pool`,
+    'wallet fee claims': `/v1/wallets/0x0000000000000000000000000000000000000002/fee-claims?chain_id=8453&limit=25`,
+  };
+}

@@ -1,0 +1,56 @@
+// Query plans of the hot reads: each query a read ran, explained on PostgreSQL, and what in its plan
+// does not scale: a sequential scan of a big table, or a sort of many more rows than a page.
+import { sql } from 'kysely';
+import type { Database } from '../../src/store/db.ts';
+
+/** Tables that grow with the chains: never read whole. */
+const BIG = new Set(['trades', 'tokens', 'token_holders', 'token_words', 'token_market', 'fee_events']);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Plan Rows': number;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The plan of one query (EXPLAIN ANALYZE: actual rows, not estimates). */
+export async function explain(database: Database, text: string, parameters: readonly unknown[]) {
+  const { rows } = await sql<{ 'QUERY PLAN': { Plan: PlanNode }[] }>`explain (analyze, format json) ${sql.raw(
+    // Parameters in place ($1 … $n): EXPLAIN takes none.
+    text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1])),
+  )}`.execute(database.db);
+  return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+}
+
+const literal = (v: unknown): string =>
+  v === null || v === undefined
+    ? 'null'
+    : typeof v === 'number' || typeof v === 'bigint'
+      ? String(v)
+      : `'${String(v).replaceAll("'", "''")}'`;
+
+/** What in a plan does not scale; `sortable` is the most rows a sort may take (a page and its margin). */
+export function planProblems(plan: PlanNode, sortable: number): string[] {
+  const out: string[] = [];
+  const walk = (n: PlanNode) => {
+    if (n['Node Type'] === 'Seq Scan' && BIG.has(n['Relation Name'] ?? ''))
+      out.push(`sequential scan of ${n['Relation Name']}`);
+    if (n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort') {
+      const input = n.Plans?.[0];
+      const rows = (input?.['Actual Rows'] ?? input?.['Plan Rows'] ?? 0) * (input?.['Actual Loops'] ?? 1);
+      if (rows > sortable) out.push(`a sort of ${rows} rows`);
+    }
+    n.Plans?.forEach(walk);
+  };
+  walk(plan);
+  return out;
+}
+
+/** A plan as indented lines, for a failure's message and the bench's report. */
+export function planText(n: PlanNode, depth = 0): string {
+  const self = `${'  '.repeat(depth)}${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''} (rows ${n['Actual Rows'] ?? n['Plan Rows']})`;
+  return [self, ...(n.Plans ?? []).map((c) => planText(c, depth + 1))].join('\n');
+}
