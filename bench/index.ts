@@ -145,7 +145,8 @@ export async function benchIndex() {
     const { rows } = await sql<{ creator: string }>`select creator from tokens where chain_id = 8453
       order by created_at desc limit 1`.execute(database.db);
     const reads = hotReads(SCALE, rows[0]?.creator as string);
-    reads['holders, devnet token (balances read live)'] = `/v1/tokens/8453/${token}/holders?limit=25`;
+    // (Holders are not measured here: their balances are read live at a pinned block, and the generated
+    // tokens are not on the chain; the devnet's own tokens come and go with the ingest passes.)
     /** The URL of a list's page n, walked through its cursors. */
     const pageN = async (url: string, n: number) => {
       let at = url;
@@ -199,7 +200,7 @@ export async function benchIndex() {
       .split('\n')
       .filter((l) => l.startsWith('pass'));
     console.log(`\ningest meanwhile: ${passes.length} passes (${passes.at(-1) ?? ''})`);
-    const all = Object.entries(results).filter(([l]) => !l.includes('devnet token'));
+    const all = Object.entries(results);
     const worst99 = Math.max(...all.map(([, r]) => r.p99));
     const worst50 = Math.max(...all.map(([, r]) => r.p50));
     target(
