@@ -362,6 +362,8 @@ async function tokenPage(
       }
     }
   }
+  // Awaited together below; a search's own reads come first, and an early failure must not go unhandled.
+  for (const p of [through, state, check]) p.catch(() => {});
   const dir = sort === 'oldest' ? 'asc' : 'desc';
   query = ranked
     ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
