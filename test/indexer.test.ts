@@ -496,7 +496,9 @@ describe('indexed reads', () => {
       expect(page.status, page.body).toBe(200);
       expect(page.json.meta.as_of_block).toBe(first.json.meta.as_of_block);
     }
-    expect(first.json.meta.as_of_block).toBe(whole.json.meta.as_of_block);
+    // The devnet mines an empty block every 2 s while idle: the first page may read a later block
+    // than the whole list did, never an earlier one, and sees the same balances.
+    expect(BigInt(first.json.meta.as_of_block)).toBeGreaterThanOrEqual(BigInt(whole.json.meta.as_of_block));
     expect(pages.flatMap((p) => p.json.data)).toEqual(all);
     // While a fresh snapshot sees the trade.
     const fresh = await get(`/v1/tokens/8453/${token}/holders?limit=50`);
