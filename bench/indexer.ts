@@ -13,7 +13,7 @@ import { ManualClock } from '../src/clock.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { openLimiter } from '../src/http/limits/limits.ts';
 import { ChainIndexer } from '../src/indexer/indexer.ts';
-import { searchWords } from '../src/indexer/words.ts';
+import { searchText, searchWords } from '../src/indexer/words.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { buildServer } from '../src/server.ts';
@@ -129,27 +129,31 @@ async function fill(database: Database): Promise<{ token: string; name: string }
   const db = database.db;
   const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
   const batch = 500;
-  await fillTable(db, 'tokens', TOKENS, (n) => ({
-    chain_id: 8453,
-    address: getAddress(hex(n + 1)),
-    suite_id: 'bench',
-    market: n % 5 === 0 ? 'rwa' : 'standard',
-    quote_address: zeroAddress,
-    creator: getAddress(hex((n % 5000) + 1_000_000)),
-    pool_id: `0x${n.toString(16).padStart(64, '0')}`,
-    hook: zeroAddress,
-    tick_spacing: 200,
-    name: `Token ${n} ${randomBytes(3).toString('hex')}`,
-    symbol: `T${n}`,
-    metadata_uri: '',
-    block_number: n + 1,
-    log_index: 0,
-    tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
-    created_at: 1_700_000_000 + n,
-    current_creator: getAddress(hex((n % 5000) + 1_000_000)),
-    fee_recipient: getAddress(hex((n % 5000) + 1_000_000)),
-    launch_supply: (10n ** 27n).toString(),
-  }));
+  await fillTable(db, 'tokens', TOKENS, (n) => {
+    const name = `Token ${n} ${randomBytes(3).toString('hex')}`;
+    return {
+      chain_id: 8453,
+      address: getAddress(hex(n + 1)),
+      suite_id: 'bench',
+      market: n % 5 === 0 ? 'rwa' : 'standard',
+      quote_address: zeroAddress,
+      creator: getAddress(hex((n % 5000) + 1_000_000)),
+      pool_id: `0x${n.toString(16).padStart(64, '0')}`,
+      hook: zeroAddress,
+      tick_spacing: 200,
+      name,
+      symbol: `T${n}`,
+      search_words: searchText(name, `T${n}`),
+      metadata_uri: '',
+      block_number: n + 1,
+      log_index: 0,
+      tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+      created_at: 1_700_000_000 + n,
+      current_creator: getAddress(hex((n % 5000) + 1_000_000)),
+      fee_recipient: getAddress(hex((n % 5000) + 1_000_000)),
+      launch_supply: (10n ** 27n).toString(),
+    };
+  });
   // The search words the indexer would write for them.
   const names = await db
     .selectFrom('tokens')

@@ -2,9 +2,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import BetterSqlite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { ApiKeyStore, KeyOptionError } from '../src/store/apiKeys.ts';
-import { insertMany, openDatabase } from '../src/store/db.ts';
+import { insertMany, openDatabase, type Tables } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrations.ts';
 import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
 
 const backends = [
@@ -113,6 +117,37 @@ describe.each(backends)('$name', ({ name, env }) => {
     const after = await database.db.selectFrom('index_blocks').select('hash').orderBy('number').execute();
     expect(after.map((r) => r.hash)).toEqual(['0xnew0', '0xnew1', '0xnew2']);
     await database.close();
+  });
+
+  it('upgrades an index made before search text: each token gets the words of its name and symbol', async () => {
+    const e = await env();
+    const db =
+      name === 'sqlite'
+        ? new Kysely<Tables>({
+            dialect: new SqliteDialect({ database: new BetterSqlite(join(tempDir(), 'old.sqlite')) }),
+          })
+        : new Kysely<Tables>({
+            dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
+          });
+    try {
+      await migrate(db, name as 'sqlite' | 'postgres', 1, '0015_webhooks');
+      const token = { chain_id: 8453, address: '0x00000000000000000000000000000000000000a1' };
+      await sql`insert into tokens (chain_id, address, suite_id, market, quote_address, creator, pool_id,
+        hook, tick_spacing, name, symbol, metadata_uri, block_number, log_index, tx_hash, created_at,
+        current_creator, launch_supply, fee_recipient) values (${token.chain_id}, ${token.address}, 's',
+        'standard', '0x', '0x', '0x', '0x', 200, 'Dire Wolf', 'DWLF', '', 7, 0, '0x', 1700000000, '0x',
+        '1', '0x')`.execute(db);
+      for (const word of ['dire', 'wolf', 'dwlf'])
+        await sql`insert into token_words (chain_id, word, address, block_number)
+          values (${token.chain_id}, ${word}, ${token.address}, 7)`.execute(db);
+      await migrate(db, name as 'sqlite' | 'postgres');
+      const row = await db.selectFrom('tokens').select('search_words').executeTakeFirstOrThrow();
+      expect(row.search_words.split(' ').sort()).toEqual(['', 'dire', 'dwlf', 'wolf']);
+      const words = await db.selectFrom('token_words').select(['word', 'created_at']).execute();
+      expect(words.map((w) => Number(w.created_at))).toEqual([1700000000, 1700000000, 1700000000]);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('serves keyed requests from this database, and hides database faults', async () => {

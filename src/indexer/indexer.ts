@@ -27,7 +27,7 @@ import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
 import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
-import { searchWords } from './words.ts';
+import { searchText, searchWords } from './words.ts';
 import { appendEvents, type JournalEntry, pruneEvents, removeEventsAbove } from './journal.ts';
 import { announceCommitted, notifyInTransaction } from '../store/wakeups.ts';
 
@@ -647,6 +647,7 @@ export class ChainIndexer {
         .set({
           name: latest.name,
           symbol: latest.symbol ?? '',
+          search_words: searchText(latest.name, latest.symbol ?? ''),
           metadata_uri: latest.metadata_uri ?? '',
           current_creator: latest.current_creator ?? '',
           fee_recipient: latest.fee_recipient ?? '',
@@ -913,6 +914,7 @@ export class ChainIndexer {
             tick_spacing: Number(a.tickSpacing),
             name: name.text,
             symbol: symbol.text,
+            search_words: searchText(name.text, symbol.text),
             metadata_uri: uri.text,
             raw_hex: rawHexOf({ name: name.raw, symbol: symbol.raw, metadata_uri: uri.raw }),
             block_number: Number(BigInt(log.blockNumber)),

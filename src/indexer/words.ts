@@ -6,6 +6,13 @@ export function searchWords(...texts: string[]): string[] {
   return [...new Set(words.map((w) => w.slice(0, 64)))];
 }
 
+/** The search words of texts as one text, each after a space: holding ` w` means a word starts with w. */
+export function searchText(...texts: string[]): string {
+  return searchWords(...texts)
+    .map((w) => ` ${w}`)
+    .join('');
+}
+
 /** The exclusive upper bound of the words that start with `prefix` ([a-z0-9] only). */
 export function prefixEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);

@@ -89,8 +89,8 @@ const MARKET_COLUMNS = [
   'm.quote_usd_at',
 ] as const;
 
-/** Search candidates looked up by address; more than this many use a subquery instead. */
-const MAX_CANDIDATES = 1000;
+/** A query word starting at most this many word rows is rare: its tokens are read and sorted. */
+const RARE = 500;
 
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
 
@@ -214,6 +214,27 @@ const launchOrderAfter = (alias: 't' | 's', sort: Sort, p: LaunchPosition) =>
 /** A prefix starting more words than this is searched through its candidates, not a walk per word. */
 const PREFIX_WORDS = 16;
 
+/**
+ * A token's name or symbol (alias `t` or `s`) has a word starting with `word`. A position test, not a
+ * LIKE: PostgreSQL estimates a LIKE from its statistics and, finding it rare, scans the whole table for
+ * it instead of walking the page's order.
+ */
+const startsWord = (kind: Database['kind'], alias: 't' | 's', word: string) =>
+  sql<boolean>`${sql.raw(kind === 'postgres' ? 'strpos' : 'instr')}(${sql.ref(`${alias}.search_words`)}, ${` ${word}`}) > 0`;
+
+/** How many word rows start with each of `words`, each counted only up to RARE + 1 (index ranges). */
+async function wordCounts(database: Database, words: string[], chainId?: ChainId): Promise<number[]> {
+  const chain = chainId ? sql`and chain_id = ${chainId}` : sql``;
+  const counts = words.map(
+    (w, i) =>
+      sql`(select count(*) from (select 1 from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${RARE + 1}) r) as ${sql.ref(`c${i}`)}`,
+  );
+  const { rows } = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(
+    database.db,
+  );
+  return words.map((_, i) => Number(rows[0]?.[`c${i}`] ?? 0));
+}
+
 /** The search words starting with `prefix`, up to PREFIX_WORDS + 1: one index seek each (a loose scan). */
 async function wordsStarting(database: Database, prefix: string): Promise<string[]> {
   const { rows } = await sql<{ word: string | null }>`
@@ -302,25 +323,29 @@ async function tokenPage(
     const q = filters.q;
     if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
     else {
-      // Candidates from the word index: the longest query word as a prefix (the most selective);
-      // then every word of the query must appear in the name or symbol.
       const words = searchWords(q);
-      // (Among equally long words the later one: "Token 42" → "42".)
-      const key = words.map((w, i) => ({ w, i })).sort((a, b) => b.w.length - a.w.length || b.i - a.i)[0]?.w;
-      if (!key)
+      if (words.length === 0)
         return { items: [], next: null, indexedThrough: await indexedThrough(deps.database, chainIds) };
-      let candidates = db
-        .selectFrom('token_words')
-        .select('address')
-        .where('word', '>=', key)
-        .where('word', '<', prefixEnd(key));
-      if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
-      // A selective word gives few candidates: look them up by address rather than let the planner
-      // walk the whole launch order testing each row.
-      // One query word in launch order: each word it starts has its tokens in that order in the word
-      // index, and the page is the first of these walks, each no longer than a page.
-      const forms = ranked || words.length > 1 ? [] : await wordsStarting(deps.database, key);
-      if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
+      // Every word of the query starts a word of the name or symbol.
+      for (const w of words) query = query.where(startsWord(deps.database.kind, 't', w));
+      // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
+      // one's list is walked in the page's order (one walk per word it starts, when they are few).
+      const counts = await wordCounts(deps.database, words, filters.chain_id);
+      const key = words
+        .map((w, i) => ({ w, n: counts[i] ?? 0 }))
+        .sort((a, b) => a.n - b.n || b.w.length - a.w.length)[0] as { w: string; n: number };
+      const forms = key.n <= RARE || ranked ? [] : await wordsStarting(deps.database, key.w);
+      if (key.n <= RARE) {
+        let candidates = db
+          .selectFrom('token_words')
+          .select('address')
+          .where('word', '>=', key.w)
+          .where('word', '<', prefixEnd(key.w));
+        if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
+        const few = await candidates.limit(RARE).execute();
+        query = query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : ['']);
+      } else if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
+        const dir = sort === 'oldest' ? 'asc' : 'desc';
         const walks = forms.map((form, i) => {
           let walk = db
             .selectFrom('token_words as w')
@@ -329,10 +354,10 @@ async function tokenPage(
             )
             .select(['s.chain_id', 's.address'])
             .where('w.word', '=', form);
+          for (const w of words) walk = walk.where(startsWord(deps.database.kind, 's', w));
           if (filters.chain_id) walk = walk.where('w.chain_id', '=', filters.chain_id);
           if (filters.market && filters.market !== 'all') walk = walk.where('s.market', '=', filters.market);
           if (after) walk = walk.where(launchOrderAfter('s', sort, after));
-          const dir = sort === 'oldest' ? 'asc' : 'desc';
           walk = walk
             .orderBy('w.created_at', dir)
             .orderBy('s.chain_id', dir)
@@ -343,23 +368,8 @@ async function tokenPage(
         });
         const union = walks.reduce((a, b) => a.unionAll(b));
         query = query.where(sql<boolean>`(t.chain_id, t.address) in (${union})`);
-      } else {
-        const few = await candidates.limit(MAX_CANDIDATES + 1).execute();
-        query =
-          few.length <= MAX_CANDIDATES
-            ? query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : [''])
-            : query.where('t.address', 'in', candidates);
       }
-      // Every word of the query appears in the name or symbol.
-      for (const w of words) {
-        const like = `%${w}%`;
-        query = query.where((eb) =>
-          eb.or([
-            eb(eb.fn('lower', ['t.name']), 'like', like),
-            eb(eb.fn('lower', ['t.symbol']), 'like', like),
-          ]),
-        );
-      }
+      // Otherwise the list itself is walked in its order, each row tested by the word filters above.
     }
   }
   // Awaited together below; a search's own reads come first, and an early failure must not go unhandled.

@@ -103,6 +103,8 @@ export interface TokensTable {
   launch_supply: string;
   /** Raw bytes of name, symbol and metadata_uri as JSON {field: hex}, when their text is not exactly them. */
   raw_hex: string | null;
+  /** The search words of name and symbol, each after a space (' pepe rocket 4711'). */
+  search_words: string;
 }
 export interface TradesTable {
   chain_id: number;

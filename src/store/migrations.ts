@@ -500,6 +500,19 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .on('token_words')
         .columns(['word', 'created_at', 'chain_id', 'address'])
         .execute();
+      // A token's search words as one text (' pepe rocket 4711 pep711'): a search that walks a list in
+      // its order tests each row for a word prefix by the position of ' w', the same on both databases.
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('search_words', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      const joined = kind === 'postgres' ? sql`string_agg(w.word, ' ')` : sql`group_concat(w.word, ' ')`;
+      await db
+        .updateTable('tokens')
+        .set({
+          search_words: sql`coalesce((select ' ' || ${joined} from token_words w where w.chain_id = tokens.chain_id and w.address = tokens.address), '')`,
+        })
+        .execute();
     },
   },
 });
@@ -509,11 +522,17 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
  * lock; SQLite has no such lock, so when two processes start on one fresh file together the loser's
  * transaction fails and it simply tries again, finding the work done.
  */
-export async function migrate(db: AnyDb, kind: 'sqlite' | 'postgres', attempts = 10): Promise<void> {
+export async function migrate(
+  db: AnyDb,
+  kind: 'sqlite' | 'postgres',
+  attempts = 10,
+  /** The last migration to apply (tests of an upgrade); every one by default. */
+  to?: string,
+): Promise<void> {
   const migrations = migrationsFor(kind);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = to ? await migrator.migrateTo(to) : await migrator.migrateToLatest();
     if (!error) return;
     if (attempt >= attempts) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -14,7 +14,7 @@ export interface IndexScale {
 }
 
 /** Changes whenever the generated rows change, so a kept database of an older shape is built again. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 /** Chain of token n: 8 in 20 on 8453, 5 on 4663, 4 on 143, 3 on 5042. */
 export const CHAIN_OF = `(case when n % 20 < 8 then 8453 when n % 20 < 13 then 4663 when n % 20 < 17 then 143 else 5042 end)`;
 /** Launch time of token n: one every 30 s over the year before T0_END. */
@@ -123,17 +123,19 @@ export async function generateIndex(
   await run(
     'tokens',
     `insert into tokens (chain_id, address, suite_id, market, quote_address, creator, pool_id, hook,
-       tick_spacing, name, symbol, metadata_uri, block_number, log_index, tx_hash, created_at,
+       tick_spacing, name, symbol, search_words, metadata_uri, block_number, log_index, tx_hash, created_at,
        current_creator, launch_supply, fee_recipient)
      select c, ${addr(1, 'n')}, 'generated', case when n % 5 = 0 then 'rwa' else 'standard' end,
        '0x0000000000000000000000000000000000000000', ${addr(2, 'hashint8(n) % 200000 + 200000')},
        ${hash('pool', 'n')}, '0x0000000000000000000000000000000000000001', 200,
-       initcap(${words}[1 + n % ${WORDS.length}]) || ' ' || initcap(${words}[1 + (n / ${WORDS.length}) % ${WORDS.length}]) || ' ' || n,
-       upper(left(${words}[1 + n % ${WORDS.length}], 3)) || (n % 1000), '',
+       name, symbol, ' ' || lower(name || ' ' || symbol), '',
        ${block(`${T0} + 30 * n`)}, 0, ${hash('launch', 'n')}, ${T0} + 30 * n,
        ${addr(2, 'hashint8(n) % 200000 + 200000')}, '1000000000000000000000000000',
        ${addr(2, 'hashint8(n) % 200000 + 200000')}
-     from (select n, ${CHAIN_OF} as c from generate_series(1, ${T}) n) g`,
+     from (select n, ${CHAIN_OF} as c,
+             initcap(${words}[1 + n % ${WORDS.length}]) || ' ' || initcap(${words}[1 + (n / ${WORDS.length}) % ${WORDS.length}]) || ' ' || n as name,
+             upper(left(${words}[1 + n % ${WORDS.length}], 3)) || (n % 1000) as symbol
+           from generate_series(1, ${T}) n) g`,
   );
   // Search words of each name and symbol, as searchWords() gives them.
   await run(
@@ -261,6 +263,8 @@ export function hotReads(scale: IndexScale, creator: string): Record<string, str
     'search word "rocket"': '/v1/tokens/search?q=rocket&limit=25',
     'search prefix "pep"': '/v1/tokens/search?q=pep&limit=25',
     'search words "rocket 47"': '/v1/tokens/search?q=rocket%2047&limit=25',
+    'search rare "4711"': '/v1/tokens/search?q=4711&limit=25',
+    'search "moon", trending': '/v1/tokens/search?q=moon&sort=trending&limit=25',
     'creator tokens': `/v1/creators/${creator}/tokens?limit=25`,
     'trades, hot token': `/v1/tokens/8453/${hot}/trades?limit=25`,
     'trades, cold token': `/v1/tokens/8453/${cold}/trades?limit=25`,
