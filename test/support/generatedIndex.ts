@@ -28,6 +28,8 @@ export const WARM = 10_000;
  */
 export const FIRST_BLOCK = 1_000_000;
 const block = (t: string) => `((${t} - ${T0}) / 2 + ${FIRST_BLOCK})`;
+/** The time of a generated block (a block every 2 s from T0). */
+export const timeOfBlock = (n: number) => (n - FIRST_BLOCK) * 2 + T0;
 
 /** Address `n` of a kind (1 tokens, 2 creators, 3 traders, 4 holders): 40 decimal digits. */
 export const address = (kind: number, n: number) => `0x${kind}${String(n).padStart(39, '0')}`;
