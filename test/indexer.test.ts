@@ -762,6 +762,9 @@ describe('several indexers on one PostgreSQL database', () => {
     const [a, b] = [start(), start()];
     try {
       const launched = await base.launch(base.account(2), { name: 'Twice Indexed', symbol: 'TWICE' });
+      const key = launchPoolKey(launched.token, zeroAddress, 200, base.current.hook);
+      for (const trader of [base.account(3), base.account(4), base.account(3)])
+        await base.swap(trader, key, zeroAddress, 10n ** 15n);
       await base.client.request({ method: 'anvil_mine', params: ['0x2'] } as never);
       const head = await base.client.getBlockNumber({ cacheTime: 0 });
       for (let i = 0; i < 500; i++) {
@@ -777,6 +780,41 @@ describe('several indexers on one PostgreSQL database', () => {
       expect(rows).toHaveLength(1);
       // Two writers would have collided on the primary keys.
       expect(errors).toEqual([]);
+      // The market figures the database summed are those of the chain's trades, trade by trade.
+      let state: { as_of_block: unknown; chain_time: unknown } | undefined;
+      for (let i = 0; i < 500; i++) {
+        state = await database.db.selectFrom('market_state').selectAll().executeTakeFirst();
+        if (state && BigInt(state.as_of_block as string) >= head) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const now = Number(state?.chain_time);
+      const trades = await database.db
+        .selectFrom('trades')
+        .selectAll()
+        .where('block_number', '<=', Number(state?.as_of_block))
+        .execute();
+      const market = await database.db.selectFrom('token_market').selectAll().execute();
+      expect(trades.length).toBeGreaterThanOrEqual(3);
+      for (const m of market) {
+        const own = trades.filter((t) => t.token === m.address);
+        const activity = JSON.parse(m.activity as string);
+        for (const [name, seconds] of Object.entries({ '1h': 3600, '6h': 21_600, '24h': 86_400 })) {
+          const recent = own.filter((t) => Number(t.timestamp) > now - seconds);
+          expect(activity[name]).toEqual({
+            trades: recent.length,
+            volume_quote_raw: recent.reduce((sum, t) => sum + BigInt(t.quote_amount_raw), 0n).toString(),
+          });
+        }
+        const weights = new Map<string, number>();
+        for (const t of own) {
+          const age = now - Number(t.timestamp);
+          if (age >= 0 && age <= 86_400)
+            weights.set(t.trader, (weights.get(t.trader) ?? 0) + 2 ** (-age / 21_600));
+        }
+        const score = [...weights.values()].reduce((sum, w) => sum + Math.min(w, 3), 0);
+        expect(Number(m.trending_score)).toBeCloseTo(score, 5);
+      }
+      expect(market.some((m) => Number(m.trending_score) > 0)).toBe(true);
     } finally {
       await a.stop();
       await b.stop();

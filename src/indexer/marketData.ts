@@ -2,6 +2,7 @@
 // trending score) and the record the read routes serve from the stored rows of token_market.
 // USD values exist only where the quote is a stablecoin (1 unit = 1 USD): no other USD price source is
 // configured, so they are null otherwise and such tokens rank last in USD orders.
+import { sql } from 'kysely';
 import type { TokenMarketTable } from '../store/db.ts';
 
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
@@ -45,19 +46,20 @@ const TRENDING_HALF_LIFE_S = 6 * 3600;
 const TRENDING_CAP_PER_TRADER = 3;
 
 /**
- * The trending score over the last 24 h: each trade weighs 2^(-age / 6 h), each trader's weight is
- * capped at 3, and the score is the sum. It counts trades and traders, not amounts, so tokens of every
- * quote currency rank on one scale.
+ * A trade's weight in the trending score at chain time `now`, as SQL over a trades row: 2^(-age / 6 h).
+ * Summed per trader over the trades of the last 24 h (age 0 to 24 h) in the database.
  */
-export function trendingScore(trades: { timestamp: number; trader: string }[], now: number): number {
-  const byTrader = new Map<string, number>();
-  for (const t of trades) {
-    const age = now - t.timestamp;
-    if (age < 0 || age > WINDOWS['24h']) continue;
-    byTrader.set(t.trader, (byTrader.get(t.trader) ?? 0) + 2 ** (-age / TRENDING_HALF_LIFE_S));
-  }
+export const trendingWeight = (now: number) =>
+  sql<number>`power(cast(2 as double precision), cast(timestamp - ${now} as double precision) / ${TRENDING_HALF_LIFE_S})`;
+
+/**
+ * The trending score over the last 24 h from each trader's summed trendingWeight: each trader's weight
+ * is capped at 3, and the score is the sum. It counts trades and traders, not amounts, so tokens of
+ * every quote currency rank on one scale.
+ */
+export function trendingScore(traderWeights: number[]): number {
   let score = 0;
-  for (const w of byTrader.values()) score += Math.min(w, TRENDING_CAP_PER_TRADER);
+  for (const w of traderWeights) score += Math.min(w, TRENDING_CAP_PER_TRADER);
   return Math.round(score * 1e6) / 1e6;
 }
 

@@ -6,6 +6,7 @@
 // refresh (computed in full for new tokens and after a reorg below them). Only tokens whose values can
 // have moved are recomputed: those without market data, those a reorg marked, and those with trades in
 // the last 24 h or since the last refresh.
+import { sql } from 'kysely';
 import {
   type Abi,
   type Address,
@@ -21,13 +22,14 @@ import type { RpcEndpoint } from '../chain/rpc.ts';
 import { UNISWAP } from '../chain/uniswap.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import type { Database, TokenMarketTable, TokensTable } from '../store/db.ts';
+import { amountSum, type Database, type TokenMarketTable, type TokensTable } from '../store/db.ts';
 import {
   type Activity,
   decimal,
   marketCap,
   pricePerToken,
   trendingScore,
+  trendingWeight,
   usdRank,
   WINDOWS,
 } from './marketData.ts';
@@ -131,27 +133,17 @@ export async function refreshMarket(opts: {
         .filter((r) => r.rebuild === 0)
         .map((r) => [r.address, r]),
     );
+    // Reserves and price from the trades after each stored row (all of them for a token without one).
     const tradesOf = (addresses: string[], afterBlock: number) =>
       addresses.length === 0
         ? Promise.resolve([])
         : db
             .selectFrom('trades')
-            .select([
-              'token',
-              'block_number',
-              'side',
-              'quote_amount_raw',
-              'fee_raw',
-              'timestamp',
-              'trader',
-              'sqrt_price_x96',
-            ])
+            .select(['token', 'block_number', 'side', 'quote_amount_raw', 'fee_raw', 'sqrt_price_x96'])
             .where('chain_id', '=', chainId)
             .where('token', 'in', addresses)
             .where('block_number', '<=', through)
-            .where((eb) =>
-              eb.or([eb('block_number', '>', afterBlock), eb('timestamp', '>', chainTime - WINDOWS['24h'])]),
-            )
+            .where('block_number', '>', afterBlock)
             .orderBy('block_number')
             .orderBy('log_index')
             .execute();
@@ -169,6 +161,7 @@ export async function refreshMarket(opts: {
       if (own) own.push(t);
       else byToken.set(t.token, [t]);
     }
+    const recent = await recentFigures(database, chainId, chunk, through, chainTime);
     const live = await liveReads(
       opts,
       // (Trades indexed before prices were recorded carry none.)
@@ -194,13 +187,7 @@ export async function refreshMarket(opts: {
         const fee = BigInt(t.fee_raw);
         reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
       }
-      const activity = Object.fromEntries(
-        Object.entries(WINDOWS).map(([name, seconds]) => {
-          const recent = own.filter((t) => Number(t.timestamp) > chainTime - seconds);
-          const volume = recent.reduce((sum, t) => sum + BigInt(t.quote_amount_raw), 0n);
-          return [name, { trades: recent.length, volume_quote_raw: volume.toString() }];
-        }),
-      ) as Activity;
+      const { activity, weights } = recent.get(token.address) ?? { activity: noActivity(), weights: [] };
       const q = deployments.quote(chainId, token.suite_id, token.quote_address);
       const usdRef =
         q?.asset_type === 'stablecoin'
@@ -220,10 +207,7 @@ export async function refreshMarket(opts: {
         market_cap_usd: usdRank(cap, quote),
         liquidity_usd: usdRank(reserve, quote),
         volume_24h_usd: usdRank(BigInt(activity['24h'].volume_quote_raw), quote),
-        trending_score: trendingScore(
-          own.map((t) => ({ timestamp: Number(t.timestamp), trader: t.trader })),
-          chainTime,
-        ),
+        trending_score: trendingScore(weights),
         as_of_block: through,
         updated_at: opts.nowMs,
         rebuild: 0,
@@ -266,6 +250,60 @@ export async function refreshMarket(opts: {
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
   return addresses.length;
+}
+
+/** Activity of a token without trades in any window. */
+const noActivity = () =>
+  Object.fromEntries(
+    Object.keys(WINDOWS).map((name) => [name, { trades: 0, volume_quote_raw: '0' }]),
+  ) as Activity;
+
+/**
+ * Each token's last 24 h at chain time `now`, summed by the database per token and trader (a busy token
+ * has many more trades than traders): trades and quote volume per window, and each trader's trending
+ * weight.
+ */
+async function recentFigures(
+  database: Database,
+  chainId: ChainId,
+  tokens: string[],
+  through: number,
+  now: number,
+): Promise<Map<string, { activity: Activity; weights: number[] }>> {
+  const windows = Object.entries(WINDOWS) as [keyof typeof WINDOWS, number][];
+  const rows = await database.db
+    .selectFrom('trades')
+    .select(['token', 'trader'])
+    .select(
+      windows.flatMap(([name, seconds]) => [
+        sql<number | string>`sum(case when timestamp > ${now - seconds} then 1 else 0 end)`.as(`n_${name}`),
+        amountSum(database.kind, sql`case when timestamp > ${now - seconds} then quote_amount_raw end`).as(
+          `v_${name}`,
+        ),
+      ]),
+    )
+    .select(
+      sql<number>`sum(case when timestamp <= ${now} then ${trendingWeight(now)} else 0 end)`.as('weight'),
+    )
+    .where('chain_id', '=', chainId)
+    .where('token', 'in', tokens)
+    .where('block_number', '<=', through)
+    .where('timestamp', '>=', now - WINDOWS['24h'])
+    .groupBy(['token', 'trader'])
+    .execute();
+  const figures = new Map<string, { activity: Activity; weights: number[] }>();
+  for (const row of rows as unknown as Record<string, string | number>[]) {
+    const token = String(row.token);
+    let own = figures.get(token);
+    if (!own) figures.set(token, (own = { activity: noActivity(), weights: [] }));
+    for (const [name] of windows) {
+      const window = own.activity[name];
+      window.trades += Number(row[`n_${name}`]);
+      window.volume_quote_raw = (BigInt(window.volume_quote_raw) + BigInt(row[`v_${name}`] ?? 0)).toString();
+    }
+    own.weights.push(Number(row.weight));
+  }
+  return figures;
 }
 
 /**

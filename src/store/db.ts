@@ -7,6 +7,7 @@ import {
   type Insertable,
   Kysely,
   type OnConflictBuilder,
+  type RawBuilder,
   type OnConflictDoNothingBuilder,
   type OnConflictUpdateBuilder,
   type LogEvent,
@@ -404,6 +405,12 @@ function keepingStatements(file: SqliteDatabase.Database) {
   } satisfies SqliteDialectConfig['database'] & Pick<Database, 'runEach'>;
 }
 
+/** The exact sum of raw amounts (base-10 text) as base-10 text, '0' over no rows, on either database. */
+export const amountSum = (kind: Database['kind'], amounts: RawBuilder<unknown>) =>
+  kind === 'postgres'
+    ? sql<string>`coalesce(sum((${amounts})::numeric), 0)::text`
+    : sql<string>`amount_sum(${amounts})`;
+
 /** Opens the database and migrates it; `onQuery` sees every query's SQL and parameters (tests' plans). */
 export async function openDatabase(opts: {
   databaseUrl?: string;
@@ -432,6 +439,12 @@ export async function openDatabase(opts: {
     file.pragma('busy_timeout = 5000');
     await switchToWal(file);
     file.pragma('synchronous = NORMAL');
+    // Sums of raw amounts (base-10 text beyond 2^63) without losing a unit: see amountSum.
+    file.aggregate('amount_sum', {
+      start: 0n,
+      step: (total: bigint, v: unknown) => (v === null ? total : total + BigInt(v as string)),
+      result: (total: bigint) => total.toString(),
+    });
     statements = keepingStatements(file);
     db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   }
