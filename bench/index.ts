@@ -1,7 +1,8 @@
 // The index at production scale on PostgreSQL: a generated index (1M tokens, 10M trades, 5M holders,
 // 100k announcements, 1M fee credits by default; BENCH_INDEX_SCALE=0.01 for a hundredth), kept between
 // runs in BENCH_INDEX_DIR, read by 8 concurrent clients while the chain indexer ingests a devnet chain
-// into the same database. Baseline in the same run: a bare `select 1` round trip, 8 concurrent.
+// into the same database, then times the market refresh of every token. Baseline in the same run: a
+// bare `select 1` round trip, 8 concurrent.
 import { sql } from 'kysely';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
