@@ -8,12 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { numberToHex, zeroAddress } from 'viem';
+import { numberToHex } from 'viem';
 import type { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
-import { launchPoolKey } from '../src/launchpad/pool.ts';
 import { loadSettings } from '../src/settings.ts';
 import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -143,14 +142,7 @@ export async function benchIndex() {
     const chain = new TestChain(
       devnet.chains.find((c) => c.chain_id === 8453) as (typeof devnet.chains)[number],
     );
-    const { token } = await chain.launch(chain.account(1));
-    await chain.advance(21);
-    const key = launchPoolKey(token, zeroAddress, 200, chain.current.hook);
-    for (let i = 0; i < SWAPS; i++)
-      await chain.swap(chain.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, {
-        referrer: chain.account(5),
-      });
-    const head = Number(await chain.client.getBlockNumber({ cacheTime: 0 }));
+    const { head } = await chain.launchWithSwaps(SWAPS);
 
     const gateway = await startServer(['bin/launchpad.js', 'start'], {
       ...env,

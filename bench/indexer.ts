@@ -7,21 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAddress, numberToHex, zeroAddress } from 'viem';
-import { ChainClients } from '../src/chain/clients.ts';
 import { RpcEndpoint } from '../src/chain/rpc.ts';
-import { ManualClock } from '../src/clock.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
-import { openLimiter } from '../src/http/limits/limits.ts';
 import { ChainIndexer } from '../src/indexer/indexer.ts';
 import { searchText, searchWords } from '../src/indexer/words.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
-import { launchPoolKey } from '../src/launchpad/pool.ts';
-import { buildServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
-import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { type Database, openDatabase, type Tables } from '../src/store/db.ts';
 import { TestChain } from '../test/support/chain.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
+import { readServer } from '../test/support/readServer.ts';
 import { median, ROUNDS, target } from './support.ts';
 import { freePortRange } from '../test/support/net.ts';
 
@@ -38,14 +33,7 @@ async function ingest() {
   const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const chain = new TestChain(devnet.chains[0] as (typeof devnet.chains)[number]);
   try {
-    const { token } = await chain.launch(chain.account(1));
-    await chain.advance(21);
-    const key = launchPoolKey(token, zeroAddress, 200, chain.current.hook);
-    for (let i = 0; i < SWAPS; i++)
-      await chain.swap(chain.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, {
-        referrer: chain.account(5),
-      });
-    const head = Number(await chain.client.getBlockNumber({ cacheTime: 0 }));
+    const { head } = await chain.launchWithSwaps(SWAPS);
     const endpoint = new RpcEndpoint(chain.chain.rpc_url, 30_000);
     const env = devnetEnv(devnet, dataDir);
     const deployments = Deployments.load(env.MANIFESTS_DIR as string);
@@ -242,21 +230,7 @@ async function reads(kind: string, settingsEnv: Record<string, string>) {
   const started = performance.now();
   const { token, name } = await fill(database);
   const fillS = (performance.now() - started) / 1000;
-  const clock = new ManualClock(Date.now());
-  const app = await buildServer({
-    settings,
-    database,
-    chains: new ChainClients({}, 1000),
-    clock,
-    limiter: await openLimiter(settings, clock),
-    logger: false,
-  });
-  const { key } = await new ApiKeyStore(database, settings.keyPrefix).create({
-    plan: 'partner',
-    scopes: ['*'],
-    origins: [],
-    overrides: {},
-  });
+  const { app, key } = await readServer(settings, database);
   // Over loopback HTTP with keep-alive, as a client sees it. (fastify's inject keeps every response
   // reachable here, so a long inject loop measures its own growing heap's GC pauses, not the gateway.)
   const origin = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -4,17 +4,13 @@
 // rows than its page. Search answers what a whole scan of the names answers, page after page.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ChainClients } from '../src/chain/clients.ts';
-import { ManualClock } from '../src/clock.ts';
-import { openLimiter } from '../src/http/limits/limits.ts';
-import { buildServer } from '../src/server.ts';
 import { loadSettings } from '../src/settings.ts';
-import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { searchWords } from '../src/indexer/words.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
 import { generateIndex, hotReads } from './support/generatedIndex.ts';
 import { explain, planProblems, planText } from './support/plans.ts';
+import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
 
 const SCALE = {
@@ -26,7 +22,7 @@ const SCALE = {
 };
 
 let database: Database;
-let app: Awaited<ReturnType<typeof buildServer>>;
+let app: Awaited<ReturnType<typeof readServer>>['app'];
 let key: string;
 let reads: Record<string, string>;
 const captured: { text: string; parameters: readonly unknown[] }[] = [];
@@ -44,21 +40,7 @@ beforeAll(async () => {
   });
   const escrow = '0x00000000000000000000000000000000000000e1';
   await generateIndex(database, SCALE, { 8453: escrow, 4663: escrow, 143: escrow, 5042: escrow });
-  const clock = new ManualClock(Date.now());
-  app = await buildServer({
-    settings,
-    database,
-    chains: new ChainClients({}, 1000),
-    clock,
-    limiter: await openLimiter(settings, clock),
-    logger: false,
-  });
-  ({ key } = await new ApiKeyStore(database, settings.keyPrefix).create({
-    plan: 'partner',
-    scopes: ['*'],
-    origins: [],
-    overrides: {},
-  }));
+  ({ app, key } = await readServer(settings, database));
   const { rows } = await sql<{ creator: string }>`select creator from tokens where chain_id = 8453
     order by created_at desc limit 1`.execute(database.db);
   reads = hotReads(SCALE, rows[0]?.creator as string);

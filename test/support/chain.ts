@@ -248,6 +248,16 @@ export class TestChain {
     return this.send(trader, this.chain.uniswap.universal_router, data, value);
   }
 
+  /** A native-quoted launch and `swaps` small buys by three traders with a referrer; the head after them. */
+  async launchWithSwaps(swaps: number): Promise<{ token: Address; head: number }> {
+    const { token } = await this.launch(this.account(1));
+    await this.advance(21);
+    const key = launchPoolKey(token, zeroAddress, 200, this.current.hook);
+    for (let i = 0; i < swaps; i++)
+      await this.swap(this.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, { referrer: this.account(5) });
+    return { token, head: Number(await this.client.getBlockNumber({ cacheTime: 0 })) };
+  }
+
   async balance(token: Address, owner: Address): Promise<bigint> {
     if (token === zeroAddress) return this.client.getBalance({ address: owner });
     return this.read<bigint>(token, ERC20, 'balanceOf', [owner]);
