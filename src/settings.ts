@@ -35,6 +35,8 @@ export interface Settings {
   indexerPollMs: number;
   /** How often the indexer refreshes market data; values older than twice this are served as `stale`. */
   marketRefreshMs: number;
+  /** How long identical list requests share one read (0: every request reads); see operations/sharedPages. */
+  pageShareMs: number;
   /** HMAC secret of quote ids; unset = generated once in the data dir. Never logged. */
   quoteSecret?: string;
   /** Bearer token of /metrics; unset = no metrics endpoint. */
@@ -188,6 +190,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     indexer: env.INDEXER === 'off' ? 'off' : 'embedded',
     indexerPollMs: int(env, 'INDEXER_POLL_MS', 1000, 10, 60_000),
     marketRefreshMs: int(env, 'MARKET_REFRESH_S', 30, 1, 3600) * 1000,
+    pageShareMs: int(env, 'PAGE_SHARE_MS', 250, 0, 1000),
     planLifetimeMs: {
       default: int(env, 'PLAN_LIFETIME_S', 900, 10, 86_400) * 1000,
       swap: int(env, 'SWAP_PLAN_LIFETIME_S', 120, 10, 3600) * 1000,

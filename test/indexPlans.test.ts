@@ -124,3 +124,30 @@ describe('search of a generated index', () => {
       if (q !== 'zzz') expect(found.length).toBeGreaterThan(0);
     });
 });
+
+describe('shared pages', () => {
+  it('reads identical list requests close together once, each answered as its own', async () => {
+    const url = '/v1/tokens?sort=market_cap&chain_id=143&limit=7';
+    const ask = (u: string) =>
+      app.inject({ url: u, headers: { 'x-api-key': key, 'x-request-id': `r-${Math.random()}` } });
+    const reads = () => captured.filter((q) => /from "tokens"/.test(q.text)).length;
+    await new Promise((r) => setTimeout(r, 300)); // nothing shared from before
+    captured.length = 0;
+    const answers = await Promise.all([ask(url), ask(url), ask(url), ask(url)]);
+    expect(reads()).toBe(1);
+    const bodies = answers.map((r) => r.json());
+    for (const b of bodies) expect(b.data).toEqual(bodies[0].data);
+    expect(new Set(bodies.map((b) => b.meta.request_id)).size).toBe(4);
+    expect(answers[0]?.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Another page or another page size is its own read.
+    const next = encodeURIComponent(bodies[0].pagination.next_cursor);
+    await ask(`${url}&cursor=${next}`);
+    expect(reads()).toBe(2);
+    await ask(url.replace('limit=7', 'limit=8'));
+    expect(reads()).toBe(3);
+    // Past PAGE_SHARE_MS the list is read again.
+    await new Promise((r) => setTimeout(r, 300));
+    await ask(url);
+    expect(reads()).toBe(4);
+  });
+});

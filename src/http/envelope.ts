@@ -126,6 +126,30 @@ export function indexedPage(
   };
 }
 
+const rowsJson = new WeakMap<unknown[], string>();
+
+/**
+ * indexedPage as JSON text, the same bytes fastify would send for it. The rows' JSON is made once per
+ * rows array, so that the callers of a shared page (operations/sharedPages) reuse it.
+ */
+export function indexedPageJson(
+  requestIdValue: string,
+  nowMs: number,
+  items: unknown[],
+  next: string | null,
+  indexedThroughBlock: unknown,
+  warnings: string[] = [],
+): string {
+  let rows = rowsJson.get(items);
+  if (rows === undefined) rowsJson.set(items, (rows = JSON.stringify(items)));
+  const through =
+    indexedThroughBlock === undefined
+      ? ''
+      : `,"indexed_through_block":${JSON.stringify(indexedThroughBlock)}`;
+  const warned = warnings.length === 0 ? '[]' : JSON.stringify(warnings);
+  return `{"data":${rows},"pagination":{"next_cursor":${JSON.stringify(next)}},"meta":{"request_id":"${requestIdValue}","generated_at":"${isoTime(nowMs)}","warnings":${warned}${through}}}`;
+}
+
 /** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */
 export function publicOrigin(publicUrl: string, request: { protocol: string; host: string }): string {
   return publicUrl.endsWith(':0') ? `${request.protocol}://${request.host}` : publicUrl;

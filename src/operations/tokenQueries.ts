@@ -17,6 +17,7 @@ import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type MetadataDocument, type MetadataDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { Settings } from '../settings.ts';
+import { sharedPage } from './sharedPages.ts';
 import type {
   AnnouncementsTable,
   Database,
@@ -253,7 +254,20 @@ async function wordsStarting(database: Database, prefix: string): Promise<string
  * different chains do not compare) for newest/oldest, or highest first by
  * a refreshed market value (then chain, address) for the ranked sorts, resuming after the cursor.
  */
-async function tokenPage(
+function tokenPage(
+  deps: TokenReadDeps,
+  operation: ListName,
+  filters: { chain_id?: ChainId; market?: string; creator?: string; q?: string },
+  page: PageInput & { sort: Sort },
+): Promise<IndexedPage> {
+  const key = JSON.stringify([operation, filters, page.sort, page.limit, page.cursor ?? null, page.origin]);
+  return sharedPage(deps.database, deps.settings.pageShareMs, key, () =>
+    readTokenPage(deps, operation, filters, page),
+  );
+}
+
+/** tokenPage, read from the index. */
+async function readTokenPage(
   deps: TokenReadDeps,
   operation: ListName,
   filters: { chain_id?: ChainId; market?: string; creator?: string; q?: string },
@@ -519,6 +533,9 @@ async function rowsOf<T extends 'trades' | 'announcements'>(
   const q = { cursor: input.cursor };
   const { token, limit } = input;
   const scope = Cursors.scope(operation, { chain: p.chain_id, token });
+  // Taken before the page (it may lag the page, never lead it).
+  const through = indexedThrough(deps.database, [p.chain_id]);
+  through.catch(() => {}); // awaited below, after the page
   let query = db
     .selectFrom(table as 'trades')
     .selectAll()
@@ -540,13 +557,20 @@ async function rowsOf<T extends 'trades' | 'announcements'>(
     rows.length > limit && last
       ? deps.cursors.encode(scope, [Number(last.block_number), last.log_index])
       : null;
-  return { page, next, through: await indexedThrough(deps.database, [p.chain_id]) };
+  return { page, next, through: await through };
 }
 
 /** A token's trades, newest first, with the hook's fee credits of each swap. */
-export async function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
-  const { page, next, through } = await rowsOf(deps, 'token_trades', 'trades', input);
-  return { items: await tradeRecords(deps.database, input.chainId, page), next, indexedThrough: through };
+export function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
+  return sharedPage(
+    deps.database,
+    deps.settings.pageShareMs,
+    JSON.stringify(['token_trades', input]),
+    async () => {
+      const { page, next, through } = await rowsOf(deps, 'token_trades', 'trades', input);
+      return { items: await tradeRecords(deps.database, input.chainId, page), next, indexedThrough: through };
+    },
+  );
 }
 
 /** Trade rows of one chain as the trades route gives them, each with the hook's fee credits of its swap. */
@@ -591,13 +615,16 @@ export const feeComponentRecord = (c: FeeCreditsTable) => ({
 });
 
 /** A token's announcements, newest first. */
-export async function listAnnouncements(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
-  const { page, next, through } = await rowsOf(deps, 'token_announcements', 'announcements', input);
-  return {
-    items: (page as unknown as AnnouncementsTable[]).map(announcementRecord),
-    next,
-    indexedThrough: through,
-  };
+export function listAnnouncements(deps: TokenReadDeps, input: TokenRowsInput): Promise<IndexedPage> {
+  const key = JSON.stringify(['token_announcements', input]);
+  return sharedPage(deps.database, deps.settings.pageShareMs, key, async () => {
+    const { page, next, through } = await rowsOf(deps, 'token_announcements', 'announcements', input);
+    return {
+      items: (page as unknown as AnnouncementsTable[]).map(announcementRecord),
+      next,
+      indexedThrough: through,
+    };
+  });
 }
 
 /** An announcement row as the announcements route gives it. */

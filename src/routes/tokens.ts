@@ -1,9 +1,9 @@
 // The indexed reads of tokens: query schemas, and adapters to the index queries (src/operations/
 // tokenQueries.ts) that wrap their pages in the envelope with meta.indexed_through_block.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Address, getAddress } from 'viem';
-import { envelope, indexedPage, publicOrigin } from '../http/envelope.ts';
+import { envelope, indexedPage, indexedPageJson, JSON_CONTENT_TYPE, publicOrigin } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
 import {
   Address as AddressSchema,
@@ -38,7 +38,7 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
   const route = (
     operation: Operation,
     schema: object,
-    handler: (request: FastifyRequest) => Promise<unknown>,
+    handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
   ) => {
     const base = routeBase(operation);
     app.route({ ...base, schema: { ...base.schema, ...schema }, handler } as never);
@@ -55,6 +55,11 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
   };
   const page = (request: FastifyRequest, p: IndexedPage) =>
     indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough, p.warnings);
+  /** A list page sent as JSON text (a shared page's rows are serialised once). */
+  const send = (request: FastifyRequest, reply: FastifyReply, p: IndexedPage) =>
+    reply
+      .type(JSON_CONTENT_TYPE)
+      .send(indexedPageJson(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough, p.warnings));
 
   route(
     'token_list',
@@ -70,10 +75,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         { additionalProperties: false },
       ),
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query as Query & { market?: string; sort?: Sort };
       const filters = { chain_id: q.chain_id, market: q.market, sort: q.sort };
-      return page(request, await listTokens(deps, { ...pageOf(request), ...filters }));
+      return send(request, reply, await listTokens(deps, { ...pageOf(request), ...filters }));
     },
   );
 
@@ -93,10 +98,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         { additionalProperties: false },
       ),
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query as Query & { q: string; market?: string; sort?: Sort };
       const filters = { chain_id: q.chain_id, q: q.q, market: q.market, sort: q.sort };
-      return page(request, await searchTokens(deps, { ...pageOf(request), ...filters }));
+      return send(request, reply, await searchTokens(deps, { ...pageOf(request), ...filters }));
     },
   );
 
@@ -109,10 +114,14 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
         { additionalProperties: false },
       ),
     },
-    async (request) => {
+    async (request, reply) => {
       const creator = getAddress((request.params as { address: string }).address) as Address;
       const chainId = (request.query as Query).chain_id;
-      return page(request, await listCreatorTokens(deps, { ...pageOf(request), chain_id: chainId, creator }));
+      return send(
+        request,
+        reply,
+        await listCreatorTokens(deps, { ...pageOf(request), chain_id: chainId, creator }),
+      );
     },
   );
 
@@ -139,12 +148,12 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     },
   );
 
-  route('token_trades', { params: TokenParams, querystring: TokenRowsQuery }, async (request) =>
-    page(request, await listTrades(deps, rowsOf(request))),
+  route('token_trades', { params: TokenParams, querystring: TokenRowsQuery }, async (request, reply) =>
+    send(request, reply, await listTrades(deps, rowsOf(request))),
   );
 
-  route('token_announcements', { params: TokenParams, querystring: TokenRowsQuery }, async (request) =>
-    page(request, await listAnnouncements(deps, rowsOf(request))),
+  route('token_announcements', { params: TokenParams, querystring: TokenRowsQuery }, async (request, reply) =>
+    send(request, reply, await listAnnouncements(deps, rowsOf(request))),
   );
 
   route('holder_snapshot', { params: TokenParams, querystring: TokenRowsQuery }, async (request) => {
