@@ -21,6 +21,7 @@ import {
   FIRST_BLOCK,
   GENERATOR_VERSION,
   generateIndex,
+  generateMarket,
   hotReads,
   type IndexScale,
   timeOfBlock,
@@ -137,7 +138,13 @@ export async function benchIndex() {
       await generateIndex(database, SCALE, escrows, (line) => console.log(`- generated ${line}`));
       writeFileSync(marker, wanted);
       console.log(`generated in ${((performance.now() - t) / 1000).toFixed(0)} s (kept in ${keep})`);
-    } else console.log(`(the generated index kept in ${keep} from an earlier run)`);
+    } else {
+      console.log(`(the generated index kept in ${keep} from an earlier run)`);
+      // The last run's market refresh rewrote every market row: they are made again as generated.
+      await sql`truncate token_market`.execute(database.db);
+      await generateMarket(database, SCALE, (line) => console.log(`- generated again ${line}`));
+      await sql`vacuum analyze token_market`.execute(database.db);
+    }
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
       await sql`update fee_events set escrow = ${escrow} where chain_id = ${Number(chain)} and escrow <> ${escrow}`.execute(
@@ -170,7 +177,8 @@ export async function benchIndex() {
       return server;
     };
     const shared = await startGateway({});
-    const reading = await startGateway({ PAGE_SHARE_MS: '0' });
+    // (Its own data dir: a data dir serves one gateway.)
+    const reading = await startGateway({ PAGE_SHARE_MS: '0', LAUNCHPAD_DATA_DIR: join(dataDir, 'reading') });
     const { key: apiKey } = await new ApiKeyStore(database, loadSettings(env).keyPrefix).create({
       plan: 'partner',
       scopes: ['*'],

@@ -145,9 +145,14 @@ describe('shared pages', () => {
     expect(reads()).toBe(2);
     await ask(url.replace('limit=7', 'limit=8'));
     expect(reads()).toBe(3);
-    // Past PAGE_SHARE_MS the list is read again.
+    // Past half of PAGE_SHARE_MS the shared page still answers while it is read again; past all of it,
+    // the list is read again before the answer.
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await ask(url)).json().data).toEqual(bodies[0].data);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reads()).toBe(4);
     await new Promise((r) => setTimeout(r, 300));
     await ask(url);
-    expect(reads()).toBe(4);
+    expect(reads()).toBe(5);
   });
 });
