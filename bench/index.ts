@@ -21,9 +21,10 @@ import {
   FIRST_BLOCK,
   GENERATOR_VERSION,
   generateIndex,
-  generateMarket,
   hotReads,
+  keepMarket,
   type IndexScale,
+  restoreMarket,
   timeOfBlock,
 } from '../test/support/generatedIndex.ts';
 import { freePortRange } from '../test/support/net.ts';
@@ -140,10 +141,8 @@ export async function benchIndex() {
       console.log(`generated in ${((performance.now() - t) / 1000).toFixed(0)} s (kept in ${keep})`);
     } else {
       console.log(`(the generated index kept in ${keep} from an earlier run)`);
-      // The last run's market refresh rewrote every market row: they are made again as generated.
-      await sql`truncate token_market`.execute(database.db);
-      await generateMarket(database, SCALE, (line) => console.log(`- generated again ${line}`));
-      await sql`vacuum analyze token_market`.execute(database.db);
+      // A run that stopped inside its market refresh left the rows it rewrote: they are put back.
+      if (await restoreMarket(database)) console.log('(market rows put back as generated)');
     }
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
@@ -337,7 +336,24 @@ async function marketRefreshAtScale(
     (select chain_id, max(block_number) b from trades group by chain_id) m where m.chain_id = s.chain_id`.execute(
     db,
   );
-  await sql`update market_state set native_usd = 2000`.execute(db);
+  // The refresh rewrites every market row: they are kept as they are and put back after.
+  await keepMarket(database);
+  try {
+    return await refreshBoth(database, deployments, read);
+  } finally {
+    const t = performance.now();
+    await restoreMarket(database);
+    console.log(`- (market rows put back in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+  }
+}
+
+/** The full refresh (with reads meanwhile), then the incremental one. */
+async function refreshBoth(
+  database: Awaited<ReturnType<typeof openDatabase>>,
+  deployments: Deployments,
+  read: () => Promise<unknown>,
+): Promise<{ fullS: number; readsDuring: Latency }> {
+  await sql`update market_state set native_usd = 2000`.execute(database.db);
   const endpoint = {
     batchResults: async (calls: { method: string; params: unknown[] }[]) =>
       calls.map((c) => {

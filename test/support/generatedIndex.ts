@@ -251,6 +251,31 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
   log(`token_market: ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
+/** Keeps a copy of the market rows as they are (a bench that rewrites them puts them back after). */
+export async function keepMarket(database: Database): Promise<void> {
+  await sql`create table if not exists kept_token_market as table token_market`.execute(database.db);
+  await sql`create table if not exists kept_market_state as table market_state`.execute(database.db);
+}
+
+/** Puts back the market rows keepMarket copied, if a copy is there, and drops the copy. */
+export async function restoreMarket(database: Database): Promise<boolean> {
+  const db = database.db;
+  const { rows } = await sql<{
+    kept: string | null;
+  }>`select to_regclass('kept_token_market')::text as kept`.execute(db);
+  if (!rows[0]?.kept) return false;
+  await sql`truncate token_market`.execute(db);
+  const restore = await withoutIndexes(database, 'token_market');
+  await sql`insert into token_market select * from kept_token_market`.execute(db);
+  await restore();
+  await sql`delete from market_state`.execute(db);
+  await sql`insert into market_state select * from kept_market_state`.execute(db);
+  await sql`drop table kept_token_market`.execute(db);
+  await sql`drop table kept_market_state`.execute(db);
+  await sql`vacuum analyze token_market`.execute(db);
+  return true;
+}
+
 /** The hot reads of a generated index, by label: every list sort and filter, search, rows of a token. */
 export function hotReads(scale: IndexScale, creator: string): Record<string, string> {
   const hot = address(1, scale.tokens); // the newest token, on 8453, the hottest
