@@ -109,20 +109,21 @@ export function envelopeJson(
 /** The content type of every JSON answer sent as a string (fastify then sends it as is). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A page of an indexed list: its rows, the cursor of the next page (null on the last) and the index's reach. */
-export function indexedPage(
-  requestIdValue: string,
-  nowMs: number,
-  items: unknown[],
-  next: string | null,
-  indexedThroughBlock: unknown,
-  warnings: string[] = [],
-) {
-  const body = envelope(requestIdValue, nowMs, items, warnings);
+/** A page of an indexed list: its rows, the cursor of the next page (null on the last), the index's reach. */
+export interface PageParts {
+  items: unknown[];
+  next: string | null;
+  indexedThrough: unknown;
+  warnings?: string[];
+}
+
+/** The answer of an indexed list. */
+export function indexedPage(requestIdValue: string, nowMs: number, page: PageParts) {
+  const body = envelope(requestIdValue, nowMs, page.items, page.warnings);
   return {
     data: body.data,
-    pagination: { next_cursor: next },
-    meta: { ...body.meta, indexed_through_block: indexedThroughBlock },
+    pagination: { next_cursor: page.next },
+    meta: { ...body.meta, indexed_through_block: page.indexedThrough },
   };
 }
 
@@ -132,22 +133,15 @@ const rowsJson = new WeakMap<unknown[], string>();
  * indexedPage as JSON text, the same bytes fastify would send for it. The rows' JSON is made once per
  * rows array, so that the callers of a shared page (operations/sharedPages) reuse it.
  */
-export function indexedPageJson(
-  requestIdValue: string,
-  nowMs: number,
-  items: unknown[],
-  next: string | null,
-  indexedThroughBlock: unknown,
-  warnings: string[] = [],
-): string {
-  let rows = rowsJson.get(items);
-  if (rows === undefined) rowsJson.set(items, (rows = JSON.stringify(items)));
+export function indexedPageJson(requestIdValue: string, nowMs: number, page: PageParts): string {
+  let rows = rowsJson.get(page.items);
+  if (rows === undefined) rowsJson.set(page.items, (rows = JSON.stringify(page.items)));
   const through =
-    indexedThroughBlock === undefined
+    page.indexedThrough === undefined
       ? ''
-      : `,"indexed_through_block":${JSON.stringify(indexedThroughBlock)}`;
-  const warned = warnings.length === 0 ? '[]' : JSON.stringify(warnings);
-  return `{"data":${rows},"pagination":{"next_cursor":${JSON.stringify(next)}},"meta":{"request_id":"${requestIdValue}","generated_at":"${isoTime(nowMs)}","warnings":${warned}${through}}}`;
+      : `,"indexed_through_block":${JSON.stringify(page.indexedThrough)}`;
+  const warned = page.warnings?.length ? JSON.stringify(page.warnings) : '[]';
+  return `{"data":${rows},"pagination":{"next_cursor":${JSON.stringify(page.next)}},"meta":{"request_id":"${requestIdValue}","generated_at":"${isoTime(nowMs)}","warnings":${warned}${through}}}`;
 }
 
 /** PUBLIC_URL, or when it was left to a random port (PORT=0), the origin the caller used. */

@@ -53,13 +53,10 @@ export function registerTokenReadRoutes(app: FastifyInstance, deps: TokenReadDep
     const q = request.query as Query;
     return { chainId: p.chain_id, token: getAddress(p.token_address), limit: pageSize(q), cursor: q.cursor };
   };
-  const page = (request: FastifyRequest, p: IndexedPage) =>
-    indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough, p.warnings);
+  const page = (request: FastifyRequest, p: IndexedPage) => indexedPage(request.id, deps.clock.now(), p);
   /** A list page sent as JSON text (a shared page's rows are serialised once). */
   const send = (request: FastifyRequest, reply: FastifyReply, p: IndexedPage) =>
-    reply
-      .type(JSON_CONTENT_TYPE)
-      .send(indexedPageJson(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough, p.warnings));
+    reply.type(JSON_CONTENT_TYPE).send(indexedPageJson(request.id, deps.clock.now(), p));
 
   route(
     'token_list',

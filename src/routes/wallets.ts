@@ -38,7 +38,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletReadDeps 
         limit: pageSize(q),
         cursor: q.cursor,
       });
-      const body = indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough);
+      const body = indexedPage(request.id, deps.clock.now(), p);
       return { ...body, meta: { ...body.meta, ...(p.asOfBlock ? { as_of_block: p.asOfBlock } : {}) } };
     },
   });
@@ -78,7 +78,7 @@ export function registerWalletRoutes(app: FastifyInstance, deps: WalletReadDeps 
         limit: pageSize(q),
         cursor: q.cursor,
       });
-      return indexedPage(request.id, deps.clock.now(), p.items, p.next, p.indexedThrough);
+      return indexedPage(request.id, deps.clock.now(), p);
     },
   });
 }
