@@ -291,19 +291,33 @@ async function recentFigures(
     .where('timestamp', '>=', now - WINDOWS['24h'])
     .groupBy(['token', 'trader'])
     .execute();
-  const figures = new Map<string, { activity: Activity; weights: number[] }>();
+  // Each token's sums over its traders' rows.
+  const sums = new Map<string, { trades: number[]; volumes: bigint[]; weights: number[] }>();
   for (const row of rows as unknown as Record<string, string | number>[]) {
     const token = String(row.token);
-    let own = figures.get(token);
-    if (!own) figures.set(token, (own = { activity: noActivity(), weights: [] }));
-    for (const [name] of windows) {
-      const window = own.activity[name];
-      window.trades += Number(row[`n_${name}`]);
-      window.volume_quote_raw = (BigInt(window.volume_quote_raw) + BigInt(row[`v_${name}`] ?? 0)).toString();
-    }
+    let own = sums.get(token);
+    if (!own)
+      sums.set(token, (own = { trades: windows.map(() => 0), volumes: windows.map(() => 0n), weights: [] }));
+    windows.forEach(([name], i) => {
+      (own.trades[i] as number) += Number(row[`n_${name}`]);
+      (own.volumes[i] as bigint) += BigInt(row[`v_${name}`] ?? 0);
+    });
     own.weights.push(Number(row.weight));
   }
-  return figures;
+  return new Map(
+    [...sums].map(([token, own]) => [
+      token,
+      {
+        activity: Object.fromEntries(
+          windows.map(([name], i) => [
+            name,
+            { trades: own.trades[i] as number, volume_quote_raw: String(own.volumes[i]) },
+          ]),
+        ) as Activity,
+        weights: own.weights,
+      },
+    ]),
+  );
 }
 
 /**

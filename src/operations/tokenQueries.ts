@@ -295,6 +295,8 @@ async function readTokenPage(
   // read side by side with the page, and checked before the page is used.
   const through = indexedThrough(deps.database, chainIds);
   const state = marketState(deps, chainIds);
+  // (Awaited together below, after a search's own reads: a failure meanwhile must not go unhandled.)
+  for (const p of [through, state]) p.catch(() => {});
   let check: Promise<void> = Promise.resolve();
   let after: LaunchPosition | undefined;
   if (cursor && ranked) {
@@ -307,6 +309,7 @@ async function readTokenPage(
     check = state.then((st) => {
       if (issued !== st.version) throw stale('the market data was refreshed');
     });
+    check.catch(() => {});
     // Rows after the cursor's (value, chain, address), compared as one value (an index range).
     query = query.where(
       sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
@@ -330,6 +333,7 @@ async function readTokenPage(
         if (!anchor || Number(anchor.block_number) !== block)
           throw stale('its token left the index in a reorg');
       });
+    check.catch(() => {});
     after = { created, chain, block, log };
     query = query.where(launchOrderAfter('t', sort, after));
   }
@@ -338,8 +342,7 @@ async function readTokenPage(
     if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
     else {
       const words = searchWords(q);
-      if (words.length === 0)
-        return { items: [], next: null, indexedThrough: await indexedThrough(deps.database, chainIds) };
+      if (words.length === 0) return { items: [], next: null, indexedThrough: await through };
       // Every word of the query starts a word of the name or symbol.
       for (const w of words) query = query.where(startsWord(deps.database.kind, 't', w));
       // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
@@ -386,8 +389,6 @@ async function readTokenPage(
       // Otherwise the list itself is walked in its order, each row tested by the word filters above.
     }
   }
-  // Awaited together below; a search's own reads come first, and an early failure must not go unhandled.
-  for (const p of [through, state, check]) p.catch(() => {});
   const dir = sort === 'oldest' ? 'asc' : 'desc';
   query = ranked
     ? query.orderBy(`m.${ranked}`, 'desc').orderBy('m.chain_id', 'desc').orderBy('m.address', 'desc')
