@@ -1,0 +1,680 @@
+// npm run soak [-- --minutes 10 --seed N --workers 6]: two gateway replicas and a separate indexer under
+// mixed load, with every fault of the schedule injected on the way (bench/soak/faults.ts), then every
+// check as one table with met / NOT met; the exit code is 1 when any row is NOT met.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import { randomUUID } from 'node:crypto';
+import { createPublicClient, http, type PublicClient, zeroAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { streamEvents } from '../src/client/index.ts';
+import { loadSettings } from '../src/settings.ts';
+import { ApiKeyStore } from '../src/store/apiKeys.ts';
+import { type Database, openDatabase } from '../src/store/db.ts';
+import { type Fault, type FaultKind, runFaults, schedule } from './soak/faults.ts';
+import { type LoadKey, type LoadState, PNG, seeded, worker } from './soak/load.ts';
+import { openapiValidator } from './soak/openapiCheck.ts';
+import { call, type Exchange, exchanges } from './soak/record.ts';
+import { type Rig, startRig } from './soak/rig.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    seed: { type: 'string' },
+    workers: { type: 'string', default: '6' },
+  },
+});
+const minutes = Number(args.minutes);
+const seed = args.seed === undefined ? Math.floor(Math.random() * 1e9) : Number(args.seed);
+const durationMs = minutes * 60_000;
+// Each kind twice in a run of 4 minutes or more; once in a shorter run (CI's one minute).
+const repeats = minutes >= 4 ? 2 : 1;
+const holdMs = Math.min(10_000, Math.max(2000, (durationMs * 0.65) / (8 * repeats) / 3));
+const RECOVERY_MS = 5000;
+const CHAINS = [8453, 4663, 143, 5042];
+/** Tables of the index that must be equal (the journal and the market figures depend on history and time). */
+const INDEX_TABLES = [
+  'tokens',
+  'trades',
+  'announcements',
+  'fee_events',
+  'fee_credits',
+  'token_words',
+  'token_holders',
+  'token_updates',
+  'skipped_logs',
+] as const;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+console.log(
+  `# soak: ${minutes} min, seed ${seed}, ${args.workers} workers, faults ×${repeats}, stalls ${holdMs} ms`,
+);
+const rows: { name: string; value: string; met: boolean }[] = [];
+const row = (name: string, value: string, met: boolean) => rows.push({ name, value, met });
+
+const rig = await startRig();
+let database: Database | undefined;
+const cleanups: (() => Promise<unknown>)[] = [];
+try {
+  database = await openDatabase(loadSettings({ ...rig.env, LAUNCHPAD_DATA_DIR: `${rig.dir}/soak` }));
+  const store = new ApiKeyStore(database, loadSettings(rig.env).keyPrefix);
+  const key = async (
+    name: string,
+    plan: 'partner' | 'builder' | 'developer' | 'playground',
+    overrides = {},
+  ) => ({
+    name,
+    secret: (await store.create({ plan, scopes: ['*'], origins: [], overrides })).key,
+    keyId: '',
+  });
+  const lifted = { unitsPerMinute: 1e9, burstPerSecond: 1e9, daily: 1e9, monthly: 1e9 };
+  const ops = await key('ops', 'partner', lifted);
+  const keys = {
+    trader: await key('partner (trades, writes)', 'partner', {
+      unitsPerMinute: 100_000,
+      burstPerSecond: 1000,
+    }),
+    readers: [
+      await key('builder', 'builder'),
+      await key('developer', 'developer'),
+      await key('playground', 'playground'),
+    ],
+  };
+  for (const k of [ops, keys.trader, ...keys.readers]) k.keyId = k.secret.split('_')[2] as string;
+  const [r1, r2] = rig.replicas as [Rig['replicas'][number], Rig['replicas'][number]];
+  const replicas = [
+    { origin: r1.origin, index: 1 },
+    { origin: r2.origin, index: 2 },
+  ];
+  const validate = await openapiValidator(r1.origin);
+  const state: LoadState = {
+    replicas,
+    devnet: rig.devnet,
+    validate,
+    keys,
+    tokens: new Map(CHAINS.map((c) => [c, [] as string[]])),
+    cids: new Set(),
+    landed: [],
+    stopped: false,
+  };
+  const opsCall = (
+    replica: number,
+    op: Parameters<typeof call>[0]['op'],
+    path: string,
+    extra: Partial<Parameters<typeof call>[0]> = {},
+  ) =>
+    call(
+      {
+        replica: replicas[replica - 1] as (typeof replicas)[0],
+        key: ops as LoadKey,
+        op,
+        cls: 'read',
+        method: 'GET',
+        path,
+        ...extra,
+      },
+      validate,
+    );
+  for (const chainId of CHAINS) {
+    const r = await opsCall(1, 'token_list', '/v1/tokens', { query: { chain_id: chainId, limit: 100 } });
+    for (const t of r.json?.data ?? []) state.tokens.get(chainId)?.push(t.address ?? t.token?.address);
+  }
+  const startBlock = Number(await client(rig, 8453).getBlockNumber());
+
+  // Push consumers: a webhook endpoint that verifies every delivery, and an event stream that resumes on
+  // the other replica when one goes away.
+  const webhookTx = new Set<string>();
+  let badSignatures = 0;
+  const hook: { verifier?: Webhook } = {};
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      try {
+        hook.verifier?.verify(body, req.headers as Record<string, string> & IncomingHttpHeaders);
+        const e = JSON.parse(body) as { transaction_hash?: string; removed?: boolean };
+        if (e.transaction_hash && !e.removed) webhookTx.add(e.transaction_hash);
+      } catch {
+        badSignatures++;
+      }
+      res.writeHead(200).end();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  cleanups.push(() => new Promise((r) => receiver.close(r)));
+  const created = await opsCall(1, 'webhook_create', '/v1/webhooks', {
+    method: 'POST',
+    body: {
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      types: ['launch', 'trade'],
+      chain_id: 8453,
+    },
+  });
+  if (created.status !== 200) throw new Error(`webhook registration: ${created.status} ${created.text}`);
+  hook.verifier = new Webhook(created.json.data.secret);
+  const streamTx = new Set<string>();
+  const streamStop = new AbortController();
+  const stream = (async () => {
+    let lastEventId: string | undefined;
+    for (let turn = 0; !streamStop.signal.aborted; turn++) {
+      try {
+        for await (const e of streamEvents({
+          baseUrl: (replicas[turn % 2] as (typeof replicas)[0]).origin,
+          apiKey: ops.secret,
+          chainId: 8453,
+          types: ['launch', 'trade'],
+          lastEventId,
+          maxReconnects: 2,
+          signal: streamStop.signal,
+        })) {
+          lastEventId = e.id;
+          const tx = (e.data as { transaction_hash?: string }).transaction_hash;
+          if (tx && e.event !== 'removed') streamTx.add(tx);
+        }
+      } catch {
+        // a refusal while a dependency is away: the other replica, from the same id
+      }
+      await sleep(500);
+    }
+  })();
+
+  // Resources, sampled every 2 s: each replica's RSS and open descriptors, PostgreSQL's connections.
+  const samples: { t: number; replica: number; pid: number; rss: number; fds: number }[] = [];
+  const connections = async () =>
+    Number(
+      (await sql<{
+        n: string;
+      }>`select count(*) as n from pg_stat_activity where backend_type = 'client backend'`
+        .execute((database as Database).db)
+        .then((r) => r.rows[0]?.n)) ?? 0,
+    );
+  const pgBaseline = await connections();
+  const sampler = setInterval(() => {
+    for (const [i, r] of rig.replicas.entries()) {
+      const pid = r.pid();
+      try {
+        const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+        samples.push({ t: Date.now(), replica: i + 1, pid, rss, fds: readdirSync(`/proc/${pid}/fd`).length });
+      } catch {
+        // restarting
+      }
+    }
+  }, 2000);
+  cleanups.push(async () => clearInterval(sampler));
+
+  // The probes: what each fault took away, asked until it answers.
+  const head = async (chainId: number) => Number(await client(rig, chainId).getBlockNumber());
+  const indexed = async (chainId: number) =>
+    Number(
+      (
+        await (database as Database).db
+          .selectFrom('index_state')
+          .select('indexed_through')
+          .where('chain_id', '=', chainId)
+          .executeTakeFirst()
+      )?.indexed_through ?? -1,
+    );
+  const until = async (what: string, ok: () => Promise<boolean>, limitMs = 60_000) => {
+    const deadline = Date.now() + limitMs;
+    for (;;) {
+      if (await ok().catch(() => false)) return;
+      if (Date.now() > deadline) throw new Error(`${what} did not come back in ${limitMs / 1000} s`);
+      await sleep(100);
+    }
+  };
+  const answers = async (replica: number, path: string, query: Record<string, string | number>) =>
+    (await opsCall(replica, path === '/v1/config' ? 'config' : 'token_list', path, { query })).status === 200;
+  let probeLaunch = 0;
+  const probe = async (fault: Fault) => {
+    switch (fault.kind as FaultKind) {
+      case 'replica kill -9':
+        return until('the replica', () => answers(Number(fault.target), '/v1/tokens', { chain_id: 8453 }));
+      case 'postgres restart':
+      case 'redis restart':
+        return until(
+          'both replicas',
+          async () =>
+            (await answers(1, '/v1/tokens', { chain_id: 8453 })) &&
+            (await answers(2, '/v1/tokens', { chain_id: 8453 })),
+        );
+      case 'chain SIGSTOP':
+        return until('the chain', () => answers(1, '/v1/config', { chain_id: Number(fault.target) }));
+      case 'rpc answers garbage':
+        return until('the chain through replica 2', () => answers(2, '/v1/config', { chain_id: 8453 }));
+      case 'indexer kill -9':
+      case 'reorg of 3 blocks': {
+        const target = await head(8453);
+        return until('the index', async () => (await indexed(8453)) >= target);
+      }
+      case 'ipfs node restart':
+        return until('pinning', async () => {
+          // A new funded creator each time: the launch ceiling is per creator and minute.
+          const creator = privateKeyToAddress(generatePrivateKey());
+          await client(rig, 8453).request({
+            method: 'anvil_setBalance',
+            params: [creator, '0xde0b6b3a7640000'],
+          } as never);
+          const r = await opsCall(1 + (probeLaunch++ % 2), 'launch_prepare', '/v1/launches/prepare', {
+            method: 'POST',
+            idempotencyKey: randomUUID(),
+            body: {
+              chain_id: 8453,
+              creator,
+              market: 'standard',
+              quote_address: zeroAddress,
+              token: {
+                name: `Probe ${probeLaunch}`,
+                symbol: 'PRB',
+                image_base64: PNG,
+                image_type: 'image/png',
+              },
+            },
+          });
+          for (const m of (r.text ?? '').matchAll(/ipfs:\/\/([a-z0-9]{20,})/g))
+            state.cids.add(m[1] as string);
+          return r.status === 200;
+        });
+    }
+  };
+
+  // The run.
+  const faults = schedule(durationMs, repeats, seeded(seed));
+  const t0 = Date.now();
+  const workers = Array.from({ length: Number(args.workers) }, (_, i) => worker(state, i, seed));
+  const faulting = runFaults({ rig, holdMs, probe }, faults, t0, () => state.stopped);
+  await faulting;
+  // The index reaches the chains' heads after the last fault.
+  const lastEnd = Math.max(...faults.map((f) => f.ended ?? 0));
+  let caughtUpMs = Number.POSITIVE_INFINITY;
+  try {
+    await until('every chain indexed to its head', async () => {
+      for (const c of CHAINS) if ((await indexed(c)) < (await head(c)) - 1) return false;
+      return true;
+    });
+    caughtUpMs = Date.now() - lastEnd;
+  } catch {
+    // stays infinite: NOT met
+  }
+  const remaining = t0 + durationMs - Date.now();
+  if (remaining > 0) await sleep(remaining);
+  state.stopped = true;
+  const loadEnd = Date.now();
+  await Promise.all(workers);
+  console.log(`load done: ${exchanges.length} requests, ${state.landed.length} transactions landed`);
+
+  // Settle, then the resources at rest.
+  await sleep(12_000);
+  clearInterval(sampler);
+  const pgAfter = await connections();
+
+  // The chains stop moving; the index reaches their heads and is compared with one built from scratch.
+  for (const c of CHAINS)
+    await client(rig, c).request({ method: 'evm_setIntervalMining', params: [0] } as never);
+  const heads = new Map<number, number>();
+  for (const c of CHAINS) heads.set(c, await head(c));
+  await until(
+    'the index at the frozen heads',
+    async () => {
+      for (const c of CHAINS) if ((await indexed(c)) < (heads.get(c) as number)) return false;
+      return true;
+    },
+    120_000,
+  );
+  const push = await pushCompleteness(database, startBlock, streamTx, webhookTx, until);
+  streamStop.abort();
+  await stream;
+  const diverged = await compareWithFreshIndex(rig, database, heads, until);
+
+  // Everything restarts; every pinned CID must still be there.
+  for (const r of rig.replicas) {
+    await r.kill('SIGTERM');
+    await r.start();
+  }
+  await rig.ipfs.kill('SIGTERM');
+  await rig.ipfs.start();
+  let missing = 0;
+  for (const cid of state.cids) {
+    for (const origin of [r1.origin, r2.origin, rig.ipfsHttp]) {
+      const r = await fetch(`${origin}/ipfs/${cid}`).catch(() => undefined);
+      if (r?.status !== 200) missing++;
+      await r?.arrayBuffer();
+    }
+  }
+
+  // The checks.
+  const inFault = (t: number, graceMs = 0) =>
+    faults.some(
+      (f) =>
+        f.started !== undefined &&
+        t >= f.started - 100 &&
+        t <= (f.recovered ?? f.ended ?? f.started) + graceMs,
+    );
+  const all = exchanges.filter((e) => e.start >= t0);
+  const fiveHundreds = all.filter((e) => e.status === 500).length;
+  const badFaultAnswers = all.filter(
+    (e) =>
+      e.status >= 500 &&
+      (![502, 503, 504].includes(e.status) ||
+        !e.contentType.startsWith('application/problem+json') ||
+        !['temporarily_unavailable', 'upstream_error', 'upstream_timeout'].includes(e.code ?? '')),
+  );
+  const outsideFaults = all.filter((e) => e.status >= 500 && !inFault(e.start, RECOVERY_MS));
+  row('no 500 ever', `${fiveHundreds} of ${all.length}`, fiveHundreds === 0);
+  row(
+    'every 5xx a 502/503/504 problem naming the dependency',
+    `${badFaultAnswers.length} other${badFaultAnswers[0] ? ` (first: ${badFaultAnswers[0].status} ${badFaultAnswers[0].code})` : ''}`,
+    badFaultAnswers.length === 0,
+  );
+  row(
+    '5xx only while a fault is on (or within 5 s of its end)',
+    `${outsideFaults.length} outside`,
+    outsideFaults.length === 0,
+  );
+  const invalid = all.filter((e) => e.invalid);
+  row(
+    'every answer valid against the OpenAPI document',
+    `${invalid.length} invalid${invalid[0] ? ` (first: ${invalid[0].op} ${invalid[0].status}: ${invalid[0].invalid?.slice(0, 120)})` : ''}`,
+    invalid.length === 0,
+  );
+  const lost = all.filter(
+    (e) => e.error && !(e.error === 'timeout' && e.idempotencyKey) && !inFault(e.start),
+  );
+  row(
+    'no request lost outside a fault (network error or 30 s time-out)',
+    `${lost.length}${lost[0] ? ` (first: ${lost[0].op} ${lost[0].error})` : ''}`,
+    lost.length === 0,
+  );
+
+  for (const kind of new Set(faults.map((f) => f.kind))) {
+    const of = faults.filter((f) => f.kind === kind);
+    const worst = Math.max(
+      ...of.map((f) =>
+        f.recovered === undefined ? Number.POSITIVE_INFINITY : f.recovered - (f.ended as number),
+      ),
+    );
+    row(
+      `recovery after ${kind} ≤ 5 s (×${of.length}${of.some((f) => f.target) ? `: ${of.map((f) => f.target).join(', ')}` : ''})`,
+      Number.isFinite(worst)
+        ? `worst ${(worst / 1000).toFixed(2)} s`
+        : `never (${of.find((f) => f.error)?.error})`,
+      worst <= RECOVERY_MS,
+    );
+  }
+
+  // Admission: per key and minute window, the units admitted stay within the plan; Redis' day counter
+  // holds every admitted unit once.
+  const redis = new Redis(rig.redisUrl);
+  for (const k of [keys.trader, ...keys.readers] as (LoadKey & { keyId: string })[]) {
+    const mine = exchanges.filter((e) => e.key === k.name);
+    const admitted = mine.filter((e) => e.minuteUsed !== undefined);
+    const windows = new Map<number, { units: number; limit: number }>();
+    for (const e of admitted) {
+      const w = windows.get(e.minuteWindow as number) ?? { units: 0, limit: e.minuteLimit as number };
+      w.units += e.units;
+      windows.set(e.minuteWindow as number, w);
+    }
+    const over = [...windows.values()].filter((w) => w.units > w.limit);
+    const seen = admitted.reduce((s, e) => s + e.units, 0);
+    const unanswered = mine.filter((e) => e.status === 0).reduce((s, e) => s + e.units, 0);
+    let counted = 0;
+    for (const id of await redis.keys(`lp:c:day:${k.keyId}:*`)) counted += Number(await redis.get(id));
+    const refused = mine.filter((e) => e.status === 429).length;
+    row(
+      `admission of ${k.name}: within the plan each minute, Redis counted each admitted unit once`,
+      `${windows.size} windows, ${over.length} over; ${seen} units admitted by the answers (+ ≤ ${unanswered} unanswered), Redis ${counted}; ${refused} × 429`,
+      over.length === 0 && counted >= seen && counted <= seen + unanswered,
+    );
+  }
+  redis.disconnect();
+
+  // Idempotency: one plan per key, replays byte for byte.
+  const byKey = new Map<string, Exchange[]>();
+  for (const e of exchanges)
+    if (e.idempotencyKey) byKey.set(e.idempotencyKey, [...(byKey.get(e.idempotencyKey) ?? []), e]);
+  let retried = 0;
+  let twoPlans = 0;
+  let reused = 0;
+  let replayed = 0;
+  for (const list of byKey.values()) {
+    if (list.length > 1) retried++;
+    const ok = new Set(list.filter((e) => e.status === 200).map((e) => e.body));
+    if (ok.size > 1) twoPlans++;
+    if (list.filter((e) => e.status === 200).length > 1) replayed++;
+    if (list.some((e) => e.code === 'idempotency_key_reused')) reused++;
+  }
+  row(
+    'idempotency: a retried key replays byte for byte or is in progress, never two plans',
+    `${byKey.size} keys, ${retried} retried, ${replayed} replayed; ${twoPlans} with two plans, ${reused} refused as reused`,
+    twoPlans === 0 && reused === 0,
+  );
+
+  row(
+    'the index equals one built from scratch (every index table, row for row)',
+    diverged.length === 0 ? `${diverged.tables} tables equal` : diverged.join('; '),
+    diverged.length === 0,
+  );
+  row(
+    'indexed_through reached the heads ≤ 10 s after the last fault',
+    Number.isFinite(caughtUpMs) ? `${(caughtUpMs / 1000).toFixed(2)} s` : 'never',
+    caughtUpMs <= 10_000,
+  );
+  row(
+    'the stream and the webhooks carried every launch and trade of the run (signatures verified)',
+    `${push.expected} in the index; stream missed ${push.streamMissing}, webhooks missed ${push.webhookMissing}; ${badSignatures} bad signatures`,
+    push.streamMissing === 0 && push.webhookMissing === 0 && badSignatures === 0,
+  );
+  row(
+    'every pinned CID fetchable from both replicas and the IPFS node after all restarted',
+    `${state.cids.size} CIDs, ${missing} misses`,
+    missing === 0 && state.cids.size > 0,
+  );
+
+  // Resources.
+  const half = t0 + durationMs / 2;
+  for (const replica of [1, 2]) {
+    const own = samples.filter((s) => s.replica === replica && s.t >= half && s.t <= loadEnd);
+    const last = own.at(-1);
+    const same = own.filter((s) => s.pid === last?.pid);
+    const growth = same.length > 2 ? fittedGrowth(same.map((s) => [s.t / 1000, s.rss])) : Number.NaN;
+    const fdStart = same[0]?.fds ?? 0;
+    const fdEnd = samples.filter((s) => s.replica === replica && s.pid === last?.pid).at(-1)?.fds ?? 0;
+    row(
+      `replica ${replica}: RSS flat over the last half (≤ 5 %), no descriptors leaked`,
+      `RSS ${(growth * 100).toFixed(1)} % (${((same[0]?.rss ?? 0) / 2 ** 20).toFixed(0)} MiB at the half); fds ${fdStart} → ${fdEnd} at rest`,
+      growth <= 0.05 && fdEnd <= fdStart + 5,
+    );
+  }
+  row(
+    'PostgreSQL connections back to their baseline',
+    `${pgBaseline} before, ${pgAfter} at rest`,
+    pgAfter <= pgBaseline,
+  );
+
+  // Throughput while no fault is on.
+  const quiet = all.filter((e) => !inFault(e.start, RECOVERY_MS) && e.status > 0);
+  const quietMs = quietSpan(t0, loadEnd, faults, RECOVERY_MS);
+  // Before the first fault and after the last one's recovery: the load is the same closed loop.
+  const firstStart = Math.min(...faults.map((f) => f.started ?? loadEnd));
+  const lastRecovered = Math.max(...faults.map((f) => f.recovered ?? f.ended ?? t0)) + RECOVERY_MS;
+  for (const replica of [1, 2]) {
+    const n = quiet.filter((e) => e.replica === replica).length;
+    const rate = (from: number, to: number) =>
+      to > from
+        ? all.filter((e) => e.replica === replica && e.start >= from && e.start < to).length /
+          ((to - from) / 1000)
+        : Number.NaN;
+    const before = rate(t0, firstStart);
+    const after = rate(lastRecovered, loadEnd);
+    row(
+      `replica ${replica}: requests/s while no fault is on, held after the faults (≥ 50 % of before)`,
+      `${(n / (quietMs / 1000)).toFixed(1)} overall; ${before.toFixed(1)} before the first fault, ${after.toFixed(1)} after the last`,
+      after >= before * 0.5,
+    );
+  }
+  for (const cls of ['read', 'quote', 'swap', 'write'] as const) {
+    const ms = quiet
+      .filter((e) => e.cls === cls && e.status === 200)
+      .map((e) => e.end - e.start)
+      .sort((a, b) => a - b);
+    const p = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+    row(
+      `p50 / p99 of ${cls} answers while no fault is on`,
+      `${p(0.5)} / ${p(0.99)} ms (${ms.length})`,
+      ms.length > 0,
+    );
+  }
+
+  console.log(`\n## Faults (seed ${seed})`);
+  console.log('| fault | target | at | held | recovered after end |');
+  console.log('|---|---|---|---|---|');
+  for (const f of faults)
+    console.log(
+      `| ${f.kind} | ${f.target || '-'} | ${(((f.started ?? t0) - t0) / 1000).toFixed(1)} s | ${(((f.ended ?? 0) - (f.started ?? 0)) / 1000).toFixed(1)} s | ${f.recovered ? `${((f.recovered - (f.ended as number)) / 1000).toFixed(2)} s` : (f.error ?? 'not run')} |`,
+    );
+} catch (err) {
+  row(
+    'the soak ran to its end',
+    (err as Error).stack?.split('\n').slice(0, 3).join(' ') ?? String(err),
+    false,
+  );
+} finally {
+  for (const c of cleanups.reverse()) await c().catch(() => {});
+  await database?.close().catch(() => {});
+  await rig.stop();
+}
+console.log(`\n## Soak (${minutes} min, seed ${seed})`);
+console.log('| check | value | verdict |');
+console.log('|---|---|---|');
+for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.met ? 'met' : 'NOT met'} |`);
+process.exitCode = rows.every((r) => r.met) ? 0 : 1;
+
+function client(rig: Rig, chainId: number): PublicClient {
+  const chain = rig.devnet.chains.find((c) => c.chain_id === chainId) as Rig['devnet']['chains'][number];
+  return createPublicClient({ transport: http(chain.rpc_url, { timeout: 5000 }) }) as PublicClient;
+}
+
+/** Growth of the least-squares line over the samples, as a share of its start. */
+function fittedGrowth(points: [number, number][]): number {
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p[0], 0) / n;
+  const my = points.reduce((s, p) => s + p[1], 0) / n;
+  const slope =
+    points.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0) /
+    points.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
+  const span = (points.at(-1)?.[0] as number) - (points[0]?.[0] as number);
+  const start = my - slope * (mx - (points[0]?.[0] as number));
+  return (slope * span) / start;
+}
+
+/** Milliseconds of the run with no fault on (nor within `graceMs` of one's recovery). */
+function quietSpan(from: number, to: number, faults: Fault[], graceMs: number): number {
+  let busy = 0;
+  for (const f of faults)
+    if (f.started !== undefined)
+      busy += Math.min(to, (f.recovered ?? f.ended ?? f.started) + graceMs) - f.started;
+  return to - from - busy;
+}
+
+/** Launches and trades of chain 8453 indexed since `fromBlock` that the stream or the webhooks missed. */
+async function pushCompleteness(
+  database: Database,
+  fromBlock: number,
+  streamTx: Set<string>,
+  webhookTx: Set<string>,
+  until: (what: string, ok: () => Promise<boolean>, limitMs?: number) => Promise<void>,
+) {
+  const txs = [
+    ...(await database.db
+      .selectFrom('trades')
+      .select('tx_hash')
+      .where('chain_id', '=', 8453)
+      .where('block_number', '>', fromBlock)
+      .execute()),
+    ...(await database.db
+      .selectFrom('tokens')
+      .select('tx_hash')
+      .where('chain_id', '=', 8453)
+      .where('block_number', '>', fromBlock)
+      .execute()),
+  ].map((r) => r.tx_hash as string);
+  const missing = (seen: Set<string>) => txs.filter((t) => !seen.has(t)).length;
+  // Deliveries after a fault may still be on their way (webhook retries back off).
+  await until('the push consumers', async () => missing(streamTx) + missing(webhookTx) === 0, 60_000).catch(
+    () => {},
+  );
+  return { expected: txs.length, streamMissing: missing(streamTx), webhookMissing: missing(webhookTx) };
+}
+
+/** Builds the index again in a new database with its own indexer process and compares it table by table. */
+async function compareWithFreshIndex(
+  rig: Rig,
+  database: Database,
+  heads: Map<number, number>,
+  until: (what: string, ok: () => Promise<boolean>, limitMs?: number) => Promise<void>,
+): Promise<string[] & { tables?: number }> {
+  await sql`create database fresh`.execute(database.db);
+  const freshUrl = rig.databaseUrl.replace(/\/postgres$/, '/fresh');
+  const child = spawn(process.execPath, ['bin/launchpad.js', 'indexer'], {
+    env: {
+      ...process.env,
+      ...rig.env,
+      DATABASE_URL: freshUrl,
+      INDEXER_POLL_MS: '100',
+      LAUNCHPAD_DATA_DIR: `${rig.dir}/fresh-indexer`,
+    },
+    stdio: 'ignore',
+  });
+  const fresh = await openDatabase(
+    loadSettings({ ...rig.env, DATABASE_URL: freshUrl, LAUNCHPAD_DATA_DIR: `${rig.dir}/fresh` }),
+  );
+  const out: string[] & { tables?: number } = [];
+  try {
+    await until(
+      'the fresh index at the heads',
+      async () => {
+        for (const [c, h] of heads) {
+          const s = await fresh.db
+            .selectFrom('index_state')
+            .select('indexed_through')
+            .where('chain_id', '=', c)
+            .executeTakeFirst();
+          if (Number(s?.indexed_through ?? -1) < h) return false;
+        }
+        return true;
+      },
+      300_000,
+    );
+    for (const table of INDEX_TABLES) {
+      const rowsOf = async (db: Database) =>
+        (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db.db)).rows
+          .map((r) =>
+            JSON.stringify(
+              Object.keys(r)
+                .sort()
+                .map((k) => [k, r[k]]),
+            ),
+          )
+          .sort();
+      const [a, b] = [await rowsOf(database), await rowsOf(fresh)];
+      const onlyA = a.filter((x) => !b.includes(x));
+      const onlyB = b.filter((x) => !a.includes(x));
+      if (onlyA.length + onlyB.length > 0)
+        out.push(
+          `${table}: ${a.length} vs ${b.length} rows, ${onlyA.length} only in the soak's (first ${onlyA[0]?.slice(0, 200)}), ${onlyB.length} only in the fresh one`,
+        );
+    }
+    out.tables = INDEX_TABLES.length;
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit').catch(() => {});
+    await fresh.close();
+  }
+  return out;
+}

@@ -1,0 +1,301 @@
+// The soak's mixed load: workers that each own one devnet account and loop, by a seeded draw, over reads
+// (80 %: lists by every sort, search, trades, holders, detail, config, a creator's tokens, fee claims),
+// trades (15 %: a quote and a buy prepared, signed and sent on chain 8453) and writes (5 %: launches
+// with an image, metadata documents, announcements, fee claims sent; vesting claims asked for), through
+// keys of several plans and both replicas. Writes carry an Idempotency-Key; some are first sent with a
+// time-out too short to answer and then sent again with the same key, as a client retries.
+import { randomUUID } from 'node:crypto';
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import type { Devnet } from '../../src/devnet/devnet.ts';
+import type { Operation } from '../../src/http/catalog.ts';
+import { call, type LoadClass, type Validate } from './record.ts';
+
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const CHAIN = 8453;
+/** A real 1×1 PNG. */
+export const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const WORDS = ['rocket', 'moon', 'pepe', 'frog', 'solar', 'nova', 'whale', 'tiger', 'lunar', 'comet'];
+const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'];
+
+/** mulberry32: the seeded draws of a worker. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export interface LoadKey {
+  name: string;
+  secret: string;
+}
+
+export interface LoadState {
+  replicas: { origin: string; index: number }[];
+  devnet: Devnet;
+  validate: Validate;
+  /** Keys by role: `trader` for trades and writes, `readers` share the reads. */
+  keys: { trader: LoadKey; readers: LoadKey[] };
+  /** Tokens known on each chain (launched in the run or listed). */
+  tokens: Map<number, string[]>;
+  /** Every CID a pin answered with (launch images and documents, metadata documents). */
+  cids: Set<string>;
+  /** Transactions of plans that landed, by kind. */
+  landed: { kind: string; hash: Hex }[];
+  stopped: boolean;
+}
+
+/** Runs worker `index` (account index + 1) until the state says stop. */
+export async function worker(state: LoadState, index: number, seed: number): Promise<void> {
+  const rnd = seeded(seed * 1000 + index);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const chain = state.devnet.chains.find((c) => c.chain_id === CHAIN) as Devnet['chains'][number];
+  const account = mnemonicToAccount(MNEMONIC, { addressIndex: index + 1 });
+  const transport = http(chain.rpc_url, { timeout: 10_000, retryCount: 0 });
+  const rpc = createPublicClient({ transport }) as PublicClient;
+  const wallet = createWalletClient({ account, transport });
+  const mine: string[] = []; // tokens this worker launched (it is their creator)
+  const replica = () => pick(state.replicas);
+  const req = (
+    cls: LoadClass,
+    op: Operation,
+    method: 'GET' | 'POST',
+    path: string,
+    extra: {
+      query?: Record<string, string | number>;
+      body?: unknown;
+      key?: LoadKey;
+      idem?: string;
+      timeoutMs?: number;
+    } = {},
+  ) =>
+    call(
+      {
+        replica: replica(),
+        key: extra.key ?? state.keys.trader,
+        op,
+        cls,
+        method,
+        path,
+        query: extra.query,
+        body: extra.body,
+        idempotencyKey: extra.idem,
+        timeoutMs: extra.timeoutMs,
+        keepBody: extra.idem !== undefined,
+      },
+      state.validate,
+    );
+
+  /** Sends the plan's transaction steps as this worker's account; true when all succeeded. */
+  const sendSteps = async (
+    kind: string,
+    steps: { kind: string; transaction?: { to: Address; data: Hex; value: string } }[],
+  ) => {
+    for (const step of steps) {
+      if (step.kind !== 'transaction' || !step.transaction) return false;
+      try {
+        const hash = await wallet.sendTransaction({
+          chain: null,
+          to: step.transaction.to,
+          data: step.transaction.data,
+          value: BigInt(step.transaction.value),
+        });
+        const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 30_000 });
+        if (receipt.status !== 'success') return false;
+        state.landed.push({ kind, hash });
+      } catch {
+        return false; // a stalled or reorganised chain: the plan is simply not sent
+      }
+    }
+    return true;
+  };
+
+  /** A write with an Idempotency-Key, sometimes first cut off by a short time-out and sent again. */
+  const write = async (op: Operation, path: string, body: unknown) => {
+    const idem = randomUUID();
+    if (rnd() < 0.3)
+      await req('write', op, 'POST', path, { body, idem, timeoutMs: 20 + Math.floor(rnd() * 300) });
+    return req('write', op, 'POST', path, { body, idem });
+  };
+
+  const read = async () => {
+    const key = pick(state.keys.readers);
+    const chainId = pick([8453, 4663, 143, 5042]);
+    const known = state.tokens.get(chainId) ?? [];
+    const token = known.length > 0 ? pick(known) : undefined;
+    const r = rnd();
+    if (r < 0.3)
+      await req('read', 'token_list', 'GET', '/v1/tokens', {
+        key,
+        query: { chain_id: chainId, sort: pick(SORTS), ...(rnd() < 0.3 ? { market: 'standard' } : {}) },
+      });
+    else if (r < 0.45)
+      await req('read', 'token_search', 'GET', '/v1/tokens/search', {
+        key,
+        query: { chain_id: chainId, q: pick(WORDS) },
+      });
+    else if (r < 0.6 && token)
+      await req('read', 'token_trades', 'GET', `/v1/tokens/${chainId}/${token}/trades`, { key });
+    else if (r < 0.7 && token)
+      await req('read', 'holder_snapshot', 'GET', `/v1/tokens/${chainId}/${token}/holders`, { key });
+    else if (r < 0.8 && token)
+      await req('read', 'token_detail', 'GET', `/v1/tokens/${chainId}/${token}`, { key });
+    else if (r < 0.87)
+      await req('read', 'config', 'GET', '/v1/config', {
+        key,
+        query: { chain_id: chainId, include: 'chains' },
+      });
+    else if (r < 0.94)
+      await req('read', 'creator_tokens', 'GET', `/v1/creators/${account.address}/tokens`, {
+        key,
+        query: { chain_id: CHAIN },
+      });
+    else
+      await req('read', 'fee_claims_read', 'GET', `/v1/wallets/${account.address}/fee-claims`, {
+        key,
+        query: { chain_id: CHAIN },
+      });
+  };
+
+  const trade = async () => {
+    const known = state.tokens.get(CHAIN) ?? [];
+    if (known.length === 0) return read();
+    const token = pick(known);
+    const quote = await req('quote', 'swap_quote', 'POST', '/v1/swaps/quote', {
+      body: {
+        chain_id: CHAIN,
+        wallet: account.address,
+        token_address: token,
+        side: 'buy',
+        amount_in_raw: String(10n ** 14n + BigInt(Math.floor(rnd() * 1e6))),
+        slippage_bps: 300,
+      },
+    });
+    const q = quote.json?.data;
+    if (quote.status !== 200 || q?.issues?.some((i: { code: string }) => i.code === 'anti_snipe_active'))
+      return;
+    const prepared = await req('swap', 'swap_prepare', 'POST', '/v1/swaps/prepare', {
+      body: { quote_id: q.quote_id, wallet: account.address },
+      idem: randomUUID(),
+    });
+    if (prepared.status === 200) await sendSteps('swap', prepared.json.data.steps);
+  };
+
+  const writeOne = async () => {
+    const r = rnd();
+    if (r < 0.4 || mine.length === 0) {
+      const word = pick(WORDS);
+      const n = Math.floor(rnd() * 10_000);
+      const launched = await write('launch_prepare', '/v1/launches/prepare', {
+        chain_id: CHAIN,
+        creator: account.address,
+        market: 'standard',
+        quote_address: zeroAddress,
+        token: {
+          name: `Soak ${word} ${n}`,
+          symbol: `S${n}`,
+          image_base64: PNG,
+          image_type: 'image/png',
+          description: `soak worker ${index}`,
+        },
+      });
+      if (launched.status !== 200) return;
+      noteCids(state, launched.text);
+      if (await sendSteps('launch', launched.json.data.steps)) {
+        const token = launched.json.data.predicted_token_address as string;
+        mine.push(token);
+        state.tokens.get(CHAIN)?.push(token);
+      }
+      return;
+    }
+    const token = pick(mine);
+    if (r < 0.6) {
+      const doc = await write(
+        'metadata_document_prepare',
+        `/v1/tokens/${CHAIN}/${token}/metadata/document/prepare`,
+        {
+          actor: account.address,
+          document: { description: `updated ${Math.floor(rnd() * 1e6)}` },
+        },
+      );
+      if (doc.status === 200) {
+        noteCids(state, doc.text);
+        await sendSteps('metadata', doc.json.data.steps);
+      }
+    } else if (r < 0.8) {
+      const post = await write('announcement_prepare', `/v1/tokens/${CHAIN}/${token}/announcements/prepare`, {
+        actor: account.address,
+        description: `soak news ${Math.floor(rnd() * 1e6)}`,
+      });
+      if (post.status === 200) await sendSteps('announcement', post.json.data.steps);
+    } else if (r < 0.95) {
+      const positions = await req(
+        'read',
+        'fee_claims_read',
+        'GET',
+        `/v1/wallets/${account.address}/fee-claims`,
+        {
+          query: { chain_id: CHAIN },
+        },
+      );
+      const claimable = (
+        (positions.json?.data ?? []) as {
+          claimable_raw: string;
+          recipient: string;
+          fee_escrow: string;
+          currency: string;
+        }[]
+      )
+        .filter((p) => BigInt(p.claimable_raw) > 0n)
+        .slice(0, 3);
+      if (claimable.length === 0) return;
+      const claim = await write('fee_claim_prepare', '/v1/claims/fees/prepare', {
+        chain_id: CHAIN,
+        caller: account.address,
+        claims: claimable.map((p) => ({
+          recipient: p.recipient,
+          fee_escrow: p.fee_escrow,
+          currency: p.currency,
+          mode: 'to_recipient',
+        })),
+      });
+      if (claim.status === 200) await sendSteps('fee claim', claim.json.data.steps);
+    } else {
+      // The devnet's vesting schedule unlocks a day after its launch: this asks, and is told nothing_to_claim.
+      const fixture = chain.vesting_launch;
+      const vault = chain.suites.find((s) => s.contracts.vesting_vault)?.contracts.vesting_vault;
+      if (fixture && vault)
+        await write('vesting_claim_prepare', '/v1/claims/vesting/prepare', {
+          chain_id: CHAIN,
+          caller: account.address,
+          claims: [{ beneficiary: fixture.beneficiaries[0]?.address, token_address: fixture.token, vault }],
+        });
+    }
+  };
+
+  while (!state.stopped) {
+    const r = rnd();
+    if (r < 0.8) await read();
+    else if (r < 0.95) await trade();
+    else await writeOne();
+  }
+}
+
+/** The CIDs an answer names (ipfs://…). */
+function noteCids(state: LoadState, text: string | undefined) {
+  for (const m of (text ?? '').matchAll(/ipfs:\/\/([a-z0-9]{20,})/g)) state.cids.add(m[1] as string);
+}

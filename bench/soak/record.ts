@@ -1,0 +1,125 @@
+// Every HTTP exchange of the soak, as the checks need it: when, which replica, which key, the operation
+// and its units, the status, the body (kept for idempotent writes and invalid answers only) and the
+// limiter's headers.
+import type { Operation } from '../../src/http/catalog.ts';
+import { weigh } from '../../src/http/limits/units.ts';
+
+export type LoadClass = 'read' | 'quote' | 'swap' | 'write';
+
+export interface Exchange {
+  start: number;
+  end: number;
+  replica: number;
+  key: string;
+  op: Operation;
+  cls: LoadClass;
+  /** The path template of the operation (for the OpenAPI check). */
+  status: number;
+  /** Units the request costs (the gateway's own table). */
+  units: number;
+  contentType: string;
+  /** The minute window's used units after this admission, from X-RateLimit-*, and its limit. */
+  minuteUsed?: number;
+  minuteLimit?: number;
+  minuteWindow?: number;
+  idempotencyKey?: string;
+  body?: string;
+  code?: string;
+  /** Schema errors of a 2xx body or the problem's shape, when it does not hold. */
+  invalid?: string;
+  /** A network error or our own time-out. */
+  error?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const exchanges: Exchange[] = [];
+
+/** An answer's JSON, read loosely: its shape is held to the OpenAPI document separately. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface Call {
+  replica: { origin: string; index: number };
+  key: { name: string; secret: string };
+  op: Operation;
+  cls: LoadClass;
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  idempotencyKey?: string;
+  timeoutMs?: number;
+  /** Keep the body in the record (idempotent writes). */
+  keepBody?: boolean;
+}
+
+export type Validate = (
+  op: Operation,
+  status: number,
+  contentType: string,
+  text: string,
+) => string | undefined;
+
+/** Sends one request and records it; the parsed JSON body (or undefined). */
+export async function call(
+  c: Call,
+  validate: Validate,
+): Promise<{ status: number; json?: Json; text?: string }> {
+  const url = new URL(c.path, c.replica.origin);
+  for (const [k, v] of Object.entries(c.query ?? {})) url.searchParams.set(k, String(v));
+  const start = Date.now();
+  const record: Exchange = {
+    start,
+    end: start,
+    replica: c.replica.index,
+    key: c.key.name,
+    op: c.op,
+    cls: c.cls,
+    status: 0,
+    units: weigh(c.op, { query: c.query ?? {}, body: c.body }),
+    contentType: '',
+    idempotencyKey: c.idempotencyKey,
+  };
+  exchanges.push(record);
+  try {
+    const r = await fetch(url, {
+      method: c.method,
+      headers: {
+        'x-api-key': c.key.secret,
+        ...(c.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(c.idempotencyKey ? { 'idempotency-key': c.idempotencyKey } : {}),
+      },
+      body: c.body !== undefined ? JSON.stringify(c.body) : undefined,
+      signal: AbortSignal.timeout(c.timeoutMs ?? 30_000),
+    });
+    const text = await r.text();
+    record.end = Date.now();
+    record.status = r.status;
+    record.contentType = r.headers.get('content-type') ?? '';
+    const limit = r.headers.get('x-ratelimit-limit');
+    const remaining = r.headers.get('x-ratelimit-remaining');
+    const reset = r.headers.get('x-ratelimit-reset');
+    if (limit && remaining && reset && r.status !== 429) {
+      record.minuteLimit = Number(limit);
+      record.minuteUsed = Number(limit) - Number(remaining);
+      record.minuteWindow = Math.round((record.end + Number(reset) * 1000) / 60_000);
+    }
+    let json: Json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    if (r.status >= 400) record.code = json?.code;
+    record.invalid = validate(c.op, r.status, record.contentType, text);
+    // A client told to wait does (a bounded while, so that the load goes on).
+    if (r.status === 429) await sleep(Math.min(2000, Number(r.headers.get('retry-after') ?? 1) * 1000));
+    if (c.keepBody || record.invalid) record.body = text;
+    return { status: r.status, json, text };
+  } catch (err) {
+    record.end = Date.now();
+    record.error = (err as Error).name === 'TimeoutError' ? 'timeout' : (err as Error).message;
+    return { status: 0 };
+  }
+}
