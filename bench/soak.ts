@@ -3,7 +3,7 @@
 // check as one table with met / NOT met; the exit code is 1 when any row is NOT met.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,7 @@ import { loadSettings } from '../src/settings.ts';
 import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { type Fault, type FaultKind, runFaults, schedule } from './soak/faults.ts';
-import { type LoadKey, type LoadState, PNG, seeded, worker } from './soak/load.ts';
+import { type LoadKey, type LoadState, limitsWorker, PNG, seeded, worker } from './soak/load.ts';
 import { openapiValidator } from './soak/openapiCheck.ts';
 import { call, type Exchange, exchanges } from './soak/record.ts';
 import { type Rig, startRig } from './soak/rig.ts';
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '10' },
     seed: { type: 'string' },
     workers: { type: 'string', default: '6' },
+    dump: { type: 'string' },
   },
 });
 const minutes = Number(args.minutes);
@@ -76,17 +77,16 @@ try {
   const lifted = { unitsPerMinute: 1e9, burstPerSecond: 1e9, daily: 1e9, monthly: 1e9 };
   const ops = await key('ops', 'partner', lifted);
   const keys = {
-    trader: await key('partner (trades, writes)', 'partner', {
-      unitsPerMinute: 100_000,
-      burstPerSecond: 1000,
-    }),
-    readers: [
-      await key('builder', 'builder'),
-      await key('developer', 'developer'),
-      await key('playground', 'playground'),
-    ],
+    traders: await Promise.all(
+      Array.from({ length: Number(args.workers) }, (_, i) =>
+        key(`partner ${i + 1}`, 'partner', { unitsPerMinute: 100_000, burstPerSecond: 1000 }),
+      ),
+    ),
+    reader: await key('builder', 'builder'),
+    tight: [await key('developer', 'developer'), await key('playground', 'playground')],
   };
-  for (const k of [ops, keys.trader, ...keys.readers]) k.keyId = k.secret.split('_')[2] as string;
+  for (const k of [ops, ...keys.traders, keys.reader, ...keys.tight])
+    k.keyId = k.secret.split('_')[2] as string;
   const [r1, r2] = rig.replicas as [Rig['replicas'][number], Rig['replicas'][number]];
   const replicas = [
     { origin: r1.origin, index: 1 },
@@ -113,6 +113,7 @@ try {
       {
         replica: replicas[replica - 1] as (typeof replicas)[0],
         key: ops as LoadKey,
+        source: '127.0.0.2',
         op,
         cls: 'read',
         method: 'GET',
@@ -286,8 +287,15 @@ try {
 
   // The run.
   const faults = schedule(durationMs, repeats, seeded(seed));
+  // Set-up: a token per worker, then the chain's clock past their anti-snipe windows.
+  const pool = Array.from({ length: Number(args.workers) }, (_, i) => worker(state, i, seed));
+  const launched = (await Promise.all(pool.map((w) => w.launch()))).filter(Boolean).length;
+  const base = client(rig, 8453);
+  await base.request({ method: 'evm_increaseTime', params: ['0x1e'] } as never);
+  await base.request({ method: 'evm_mine', params: [] } as never);
+  console.log(`set-up: ${launched} of ${pool.length} tokens launched`);
   const t0 = Date.now();
-  const workers = Array.from({ length: Number(args.workers) }, (_, i) => worker(state, i, seed));
+  const workers = [...pool.map((w) => w.run()), limitsWorker(state, seed)];
   const faulting = runFaults({ rig, holdMs, probe }, faults, t0, () => state.stopped);
   await faulting;
   // The index reaches the chains' heads after the last fault.
@@ -307,6 +315,7 @@ try {
   state.stopped = true;
   const loadEnd = Date.now();
   await Promise.all(workers);
+  if (args.dump) writeFileSync(args.dump, JSON.stringify({ t0, faults, exchanges }));
   console.log(`load done: ${exchanges.length} requests, ${state.landed.length} transactions landed`);
 
   // Settle, then the resources at rest.
@@ -411,7 +420,7 @@ try {
   // Admission: per key and minute window, the units admitted stay within the plan; Redis' day counter
   // holds every admitted unit once.
   const redis = new Redis(rig.redisUrl);
-  for (const k of [keys.trader, ...keys.readers] as (LoadKey & { keyId: string })[]) {
+  for (const k of [...keys.traders, keys.reader, ...keys.tight]) {
     const mine = exchanges.filter((e) => e.key === k.name);
     const admitted = mine.filter((e) => e.minuteUsed !== undefined);
     const windows = new Map<number, { units: number; limit: number }>();
@@ -498,8 +507,10 @@ try {
   );
 
   // Throughput while no fault is on.
-  const quiet = all.filter((e) => !inFault(e.start, RECOVERY_MS) && e.status > 0);
-  const quietMs = quietSpan(t0, loadEnd, faults, RECOVERY_MS);
+  // Throughput of the load workers (the limits worker waits out its 429s by design).
+  const tightNames = new Set(keys.tight.map((k) => k.name));
+  const quiet = all.filter((e) => !inFault(e.start, RECOVERY_MS) && e.status > 0 && !tightNames.has(e.key));
+  const quietMs = quietSpan(t0, loadEnd, inFault, RECOVERY_MS);
   // Before the first fault and after the last one's recovery: the load is the same closed loop.
   const firstStart = Math.min(...faults.map((f) => f.started ?? loadEnd));
   const lastRecovered = Math.max(...faults.map((f) => f.recovered ?? f.ended ?? t0)) + RECOVERY_MS;
@@ -507,7 +518,9 @@ try {
     const n = quiet.filter((e) => e.replica === replica).length;
     const rate = (from: number, to: number) =>
       to > from
-        ? all.filter((e) => e.replica === replica && e.start >= from && e.start < to).length /
+        ? all.filter(
+            (e) => e.replica === replica && !tightNames.has(e.key) && e.start >= from && e.start < to,
+          ).length /
           ((to - from) / 1000)
         : Number.NaN;
     const before = rate(t0, firstStart);
@@ -573,13 +586,16 @@ function fittedGrowth(points: [number, number][]): number {
   return (slope * span) / start;
 }
 
-/** Milliseconds of the run with no fault on (nor within `graceMs` of one's recovery). */
-function quietSpan(from: number, to: number, faults: Fault[], graceMs: number): number {
-  let busy = 0;
-  for (const f of faults)
-    if (f.started !== undefined)
-      busy += Math.min(to, (f.recovered ?? f.ended ?? f.started) + graceMs) - f.started;
-  return to - from - busy;
+/** Milliseconds of the run with no fault on (nor within `graceMs` of one's recovery), by 100 ms steps. */
+function quietSpan(
+  from: number,
+  to: number,
+  inFault: (t: number, graceMs: number) => boolean,
+  graceMs: number,
+): number {
+  let quiet = 0;
+  for (let t = from; t < to; t += 100) if (!inFault(t, graceMs)) quiet += 100;
+  return quiet;
 }
 
 /** Launches and trades of chain 8453 indexed since `fromBlock` that the stream or the webhooks missed. */

@@ -48,8 +48,12 @@ export interface LoadState {
   replicas: { origin: string; index: number }[];
   devnet: Devnet;
   validate: Validate;
-  /** Keys by role: `trader` for trades and writes, `readers` share the reads. */
-  keys: { trader: LoadKey; readers: LoadKey[] };
+  /**
+   * Keys by role: each worker's own `traders` key (its trades and writes, and half its reads), a shared
+   * `reader` key for the other half, and `tight` keys of small plans that the limits worker keeps at
+   * their limit.
+   */
+  keys: { traders: LoadKey[]; reader: LoadKey; tight: LoadKey[] };
   /** Tokens known on each chain (launched in the run or listed). */
   tokens: Map<number, string[]>;
   /** Every CID a pin answered with (launch images and documents, metadata documents). */
@@ -59,8 +63,15 @@ export interface LoadState {
   stopped: boolean;
 }
 
-/** Runs worker `index` (account index + 1) until the state says stop. */
-export async function worker(state: LoadState, index: number, seed: number): Promise<void> {
+/**
+ * Worker `index` (devnet account index + 1): `launch` launches one token (the set-up before the clock
+ * starts, so that trades have pools from the first second), `run` loops until the state says stop.
+ */
+export function worker(
+  state: LoadState,
+  index: number,
+  seed: number,
+): { launch(): Promise<boolean>; run(): Promise<void> } {
   const rnd = seeded(seed * 1000 + index);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const chain = state.devnet.chains.find((c) => c.chain_id === CHAIN) as Devnet['chains'][number];
@@ -86,7 +97,7 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
     call(
       {
         replica: replica(),
-        key: extra.key ?? state.keys.trader,
+        key: extra.key ?? (state.keys.traders[index] as LoadKey),
         op,
         cls,
         method,
@@ -96,6 +107,7 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
         idempotencyKey: extra.idem,
         timeoutMs: extra.timeoutMs,
         keepBody: extra.idem !== undefined,
+        source: `127.0.0.${10 + index}`,
       },
       state.validate,
     );
@@ -114,7 +126,7 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
           data: step.transaction.data,
           value: BigInt(step.transaction.value),
         });
-        const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 30_000 });
+        const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 15_000 });
         if (receipt.status !== 'success') return false;
         state.landed.push({ kind, hash });
       } catch {
@@ -129,11 +141,16 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
     const idem = randomUUID();
     if (rnd() < 0.3)
       await req('write', op, 'POST', path, { body, idem, timeoutMs: 20 + Math.floor(rnd() * 300) });
-    return req('write', op, 'POST', path, { body, idem });
+    // Still running elsewhere (the cut-off attempt): asked again, as its answer says.
+    for (let attempt = 0; ; attempt++) {
+      const r = await req('write', op, 'POST', path, { body, idem });
+      if (r.json?.code !== 'idempotency_in_progress' || attempt === 5) return r;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   };
 
   const read = async () => {
-    const key = pick(state.keys.readers);
+    const key = rnd() < 0.5 ? state.keys.reader : (state.keys.traders[index] as LoadKey);
     const chainId = pick([8453, 4663, 143, 5042]);
     const known = state.tokens.get(chainId) ?? [];
     const token = known.length > 0 ? pick(known) : undefined;
@@ -195,31 +212,38 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
     if (prepared.status === 200) await sendSteps('swap', prepared.json.data.steps);
   };
 
+  /** Launches a token as this worker's account, with an image; true when it landed. */
+  const launch = async () => {
+    const word = pick(WORDS);
+    const n = Math.floor(rnd() * 10_000);
+    const launched = await write('launch_prepare', '/v1/launches/prepare', {
+      chain_id: CHAIN,
+      creator: account.address,
+      market: 'standard',
+      quote_address: zeroAddress,
+      token: {
+        name: `Soak ${word} ${n}`,
+        symbol: `S${n}`,
+        image_base64: PNG,
+        image_type: 'image/png',
+        description: `soak worker ${index}`,
+      },
+    });
+    if (launched.status !== 200) return false;
+    noteCids(state, launched.text);
+    if (await sendSteps('launch', launched.json.data.steps)) {
+      const token = launched.json.data.predicted_token_address as string;
+      mine.push(token);
+      state.tokens.get(CHAIN)?.push(token);
+      return true;
+    }
+    return false;
+  };
+
   const writeOne = async () => {
     const r = rnd();
     if (r < 0.4 || mine.length === 0) {
-      const word = pick(WORDS);
-      const n = Math.floor(rnd() * 10_000);
-      const launched = await write('launch_prepare', '/v1/launches/prepare', {
-        chain_id: CHAIN,
-        creator: account.address,
-        market: 'standard',
-        quote_address: zeroAddress,
-        token: {
-          name: `Soak ${word} ${n}`,
-          symbol: `S${n}`,
-          image_base64: PNG,
-          image_type: 'image/png',
-          description: `soak worker ${index}`,
-        },
-      });
-      if (launched.status !== 200) return;
-      noteCids(state, launched.text);
-      if (await sendSteps('launch', launched.json.data.steps)) {
-        const token = launched.json.data.predicted_token_address as string;
-        mine.push(token);
-        state.tokens.get(CHAIN)?.push(token);
-      }
+      await launch();
       return;
     }
     const token = pick(mine);
@@ -287,15 +311,47 @@ export async function worker(state: LoadState, index: number, seed: number): Pro
     }
   };
 
-  while (!state.stopped) {
-    const r = rnd();
-    if (r < 0.8) await read();
-    else if (r < 0.95) await trade();
-    else await writeOne();
-  }
+  return {
+    launch,
+    async run() {
+      while (!state.stopped) {
+        const r = rnd();
+        if (r < 0.8) await read();
+        else if (r < 0.95) await trade();
+        else await writeOne();
+      }
+    },
+  };
 }
 
 /** The CIDs an answer names (ipfs://…). */
 function noteCids(state: LoadState, text: string | undefined) {
   for (const m of (text ?? '').matchAll(/ipfs:\/\/([a-z0-9]{20,})/g)) state.cids.add(m[1] as string);
+}
+
+/**
+ * Keeps the small plans' keys at their limits: reads as fast as they are admitted, each 429 waited out
+ * as its Retry-After says (bounded in record.ts).
+ */
+export async function limitsWorker(state: LoadState, seed: number): Promise<void> {
+  const rnd = seeded(seed * 1000 + 999);
+  while (!state.stopped) {
+    const key = state.keys.tight[Math.floor(rnd() * state.keys.tight.length)] as LoadKey;
+    const replica = state.replicas[
+      Math.floor(rnd() * state.replicas.length)
+    ] as LoadState['replicas'][number];
+    await call(
+      {
+        replica,
+        key,
+        op: 'token_list',
+        cls: 'read',
+        method: 'GET',
+        path: '/v1/tokens',
+        query: { chain_id: CHAIN },
+        source: '127.0.0.9',
+      },
+      state.validate,
+    );
+  }
 }

@@ -1,6 +1,7 @@
 // Every HTTP exchange of the soak, as the checks need it: when, which replica, which key, the operation
 // and its units, the status, the body (kept for idempotent writes and invalid answers only) and the
 // limiter's headers.
+import { Agent, request } from 'node:http';
 import type { Operation } from '../../src/http/catalog.ts';
 import { weigh } from '../../src/http/limits/units.ts';
 
@@ -52,6 +53,8 @@ export interface Call {
   timeoutMs?: number;
   /** Keep the body in the record (idempotent writes). */
   keepBody?: boolean;
+  /** The loopback address the request comes from: each client of the soak is its own source. */
+  source?: string;
 }
 
 export type Validate = (
@@ -83,7 +86,7 @@ export async function call(
   };
   exchanges.push(record);
   try {
-    const r = await fetch(url, {
+    const r = await send(url, {
       method: c.method,
       headers: {
         'x-api-key': c.key.secret,
@@ -92,8 +95,9 @@ export async function call(
       },
       body: c.body !== undefined ? JSON.stringify(c.body) : undefined,
       signal: AbortSignal.timeout(c.timeoutMs ?? 30_000),
+      source: c.source ?? '127.0.0.1',
     });
-    const text = await r.text();
+    const text = r.text;
     record.end = Date.now();
     record.status = r.status;
     record.contentType = r.headers.get('content-type') ?? '';
@@ -122,4 +126,42 @@ export async function call(
     record.error = (err as Error).name === 'TimeoutError' ? 'timeout' : (err as Error).message;
     return { status: 0 };
   }
+}
+
+const agents = new Map<string, Agent>();
+
+/** One HTTP exchange from a given loopback source address (the gateway counts per-source ceilings by it). */
+function send(
+  url: URL,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal: AbortSignal;
+    source: string;
+  },
+): Promise<{ status: number; headers: { get(name: string): string | null }; text: string }> {
+  let agent = agents.get(init.source);
+  if (!agent)
+    agents.set(init.source, (agent = new Agent({ keepAlive: true, localAddress: init.source } as never)));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: init.method, headers: init.headers, signal: init.signal, agent, localAddress: init.source },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: { get: (name) => (res.headers[name.toLowerCase()] as string | undefined) ?? null },
+            text: Buffer.concat(parts).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
