@@ -406,9 +406,19 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const body =
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const contentType = String(reply.getHeader('content-type') ?? 'application/json');
-    idempotency
-      .complete(state.keyId, state.idemKey, reply.statusCode, contentType, body)
-      .then(() => done(null, payload), done);
+    idempotency.complete(state.keyId, state.idemKey, reply.statusCode, contentType, body).then(
+      () => done(null, payload),
+      (err: unknown) => {
+        // Not stored, so not sent: a retry must not replay something else than what a client saw. The
+        // client gets the problem of the failure (a database away is a 503 to retry), and the record,
+        // still in progress, expires on its own.
+        const problem = toApiError(err, request);
+        if (problem.status >= 500) serverErrorSent();
+        for (const [name, value] of Object.entries(problem.extras.headers ?? {})) reply.header(name, value);
+        reply.code(problem.status).type(PROBLEM_CONTENT_TYPE);
+        done(null, JSON.stringify(problemBody(problem, request.id, settings.docsUrl)));
+      },
+    );
   };
   // Keyed routes: authenticate in onRequest, before the body is read (spec metering rule 4); admit in
   // preValidation, once the body names the wallet or creator a ceiling counts, and before validation

@@ -6,12 +6,13 @@ import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { createKeyWithCli, startReplica } from './support/replica.ts';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Address, Hex } from 'viem';
+import { type Address, type Hex, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Devnet, devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { TestChain } from './support/chain.ts';
 import { call, expectProblem, type Reply, tempDir, UNLIMITED } from './support/gateway.ts';
 import { freePortRange } from './support/net.ts';
+import { startRpcProxy } from './support/rpcProxy.ts';
 import { startPostgresCluster } from './support/postgres.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
 
@@ -261,6 +262,50 @@ describe('two replicas on one PostgreSQL and one Redis', () => {
     expect(replay.status).toBe(422);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.json.detail).toBe(before.json.detail);
+  }, 60_000);
+
+  it('answer a 503 problem, not the plan, when its idempotency record cannot be stored, and keep the key held', async () => {
+    // A replica whose chain reads go through a proxy that takes PostgreSQL down mid-request: the
+    // request has begun its record, and its answer cannot be stored.
+    const proxy = await startRpcProxy(chain.chain.rpc_url);
+    const c = await replica({ INDEXER: 'off', RPC_URL_8453: proxy.url });
+    let outage: Promise<void> | undefined;
+    try {
+      proxy.before = async () => {
+        if (outage) return;
+        outage = cluster.restart(3_000);
+        await new Promise((r) => setTimeout(r, 500));
+      };
+      const idem = { 'idempotency-key': randomUUID() };
+      const claim = {
+        chain_id: 8453,
+        caller: chain.account(3),
+        claims: [
+          {
+            recipient: chain.account(3),
+            fee_escrow: chain.current.fee_escrow,
+            currency: zeroAddress,
+            mode: 'to_recipient',
+          },
+        ],
+      };
+      const cut = await post(c.origin, '/v1/claims/fees/prepare', claim, idem);
+      expectProblem(cut, 503, 'temporarily_unavailable');
+      expect(cut.headers.get('retry-after')).toBe('1');
+      expect(cut.body).not.toContain('Connection terminated');
+      proxy.before = undefined;
+      await outage;
+      await recovered();
+      // The record still holds the key: the same request is told it is in progress, not answered anew.
+      expectProblem(
+        await post(c.origin, '/v1/claims/fees/prepare', claim, idem),
+        409,
+        'idempotency_in_progress',
+      );
+    } finally {
+      c.child.kill('SIGKILL');
+      await proxy.close();
+    }
   }, 60_000);
 
   it('answer health at once while a chain node stalls, naming the chain, and see it come back', async () => {

@@ -81,7 +81,11 @@ export function worker(
   const wallet = createWalletClient({ account, transport });
   const mine: string[] = []; // tokens this worker launched (it is their creator)
   const replica = () => pick(state.replicas);
-  const req = (
+  // A 429 is waited out as its Retry-After says, per operation and key: meanwhile the worker does other work.
+  const blocked = new Map<string, number>();
+  const isBlocked = (op: Operation, key: LoadKey = state.keys.traders[index] as LoadKey) =>
+    (blocked.get(`${op} ${key.name}`) ?? 0) > Date.now();
+  const req = async (
     cls: LoadClass,
     op: Operation,
     method: 'GET' | 'POST',
@@ -93,11 +97,12 @@ export function worker(
       idem?: string;
       timeoutMs?: number;
     } = {},
-  ) =>
-    call(
+  ) => {
+    const key = extra.key ?? (state.keys.traders[index] as LoadKey);
+    const r = await call(
       {
         replica: replica(),
-        key: extra.key ?? (state.keys.traders[index] as LoadKey),
+        key,
         op,
         cls,
         method,
@@ -111,6 +116,9 @@ export function worker(
       },
       state.validate,
     );
+    if (r.retryAfterS !== undefined) blocked.set(`${op} ${key.name}`, Date.now() + r.retryAfterS * 1000);
+    return r;
+  };
 
   /** Sends the plan's transaction steps as this worker's account; true when all succeeded. */
   const sendSteps = async (
@@ -150,7 +158,8 @@ export function worker(
   };
 
   const read = async () => {
-    const key = rnd() < 0.5 ? state.keys.reader : (state.keys.traders[index] as LoadKey);
+    const own = state.keys.traders[index] as LoadKey;
+    const key = rnd() < 0.5 && !isBlocked('token_list', state.keys.reader) ? state.keys.reader : own;
     const chainId = pick([8453, 4663, 143, 5042]);
     const known = state.tokens.get(chainId) ?? [];
     const token = known.length > 0 ? pick(known) : undefined;
@@ -190,7 +199,7 @@ export function worker(
 
   const trade = async () => {
     const known = state.tokens.get(CHAIN) ?? [];
-    if (known.length === 0) return read();
+    if (known.length === 0 || isBlocked('swap_quote') || isBlocked('swap_prepare')) return read();
     const token = pick(known);
     const quote = await req('quote', 'swap_quote', 'POST', '/v1/swaps/quote', {
       body: {
@@ -243,6 +252,7 @@ export function worker(
   const writeOne = async () => {
     const r = rnd();
     if (r < 0.4 || mine.length === 0) {
+      if (isBlocked('launch_prepare')) return read();
       await launch();
       return;
     }
@@ -340,7 +350,7 @@ export async function limitsWorker(state: LoadState, seed: number): Promise<void
     const replica = state.replicas[
       Math.floor(rnd() * state.replicas.length)
     ] as LoadState['replicas'][number];
-    await call(
+    const r = await call(
       {
         replica,
         key,
@@ -353,5 +363,8 @@ export async function limitsWorker(state: LoadState, seed: number): Promise<void
       },
       state.validate,
     );
+    // Told to wait: asks again within a second (to find the window's end), not at once.
+    if (r.retryAfterS !== undefined)
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, (r.retryAfterS ?? 1) * 1000)));
   }
 }

@@ -32,8 +32,6 @@ export interface Exchange {
   error?: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export const exchanges: Exchange[] = [];
 
 /** An answer's JSON, read loosely: its shape is held to the OpenAPI document separately. */
@@ -68,7 +66,7 @@ export type Validate = (
 export async function call(
   c: Call,
   validate: Validate,
-): Promise<{ status: number; json?: Json; text?: string }> {
+): Promise<{ status: number; json?: Json; text?: string; retryAfterS?: number }> {
   const url = new URL(c.path, c.replica.origin);
   for (const [k, v] of Object.entries(c.query ?? {})) url.searchParams.set(k, String(v));
   const start = Date.now();
@@ -117,13 +115,16 @@ export async function call(
     }
     if (r.status >= 400) record.code = json?.code;
     record.invalid = validate(c.op, r.status, record.contentType, text);
-    // A client told to wait does (a bounded while, so that the load goes on).
-    if (r.status === 429) await sleep(Math.min(2000, Number(r.headers.get('retry-after') ?? 1) * 1000));
     if (c.keepBody || record.invalid) record.body = text;
-    return { status: r.status, json, text };
+    const retryAfterS = r.status === 429 ? Number(r.headers.get('retry-after') ?? 1) : undefined;
+    return { status: r.status, json, text, retryAfterS };
   } catch (err) {
     record.end = Date.now();
-    record.error = (err as Error).name === 'TimeoutError' ? 'timeout' : (err as Error).message;
+    // Our own time-out (node:http reports it as an abort).
+    record.error =
+      (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError'
+        ? 'timeout'
+        : (err as Error).message;
     return { status: 0 };
   }
 }
