@@ -56,8 +56,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 console.log(
   `# soak: ${minutes} min, seed ${seed}, ${args.workers} workers, faults ×${repeats}, stalls ${holdMs} ms`,
 );
-const rows: { name: string; value: string; met: boolean }[] = [];
-const row = (name: string, value: string, met: boolean) => rows.push({ name, value, met });
+// `met` null: not judged (a row that needs a longer run); it does not fail the run.
+const rows: { name: string; value: string; met: boolean | null }[] = [];
+const row = (name: string, value: string, met: boolean | null) => rows.push({ name, value, met });
 
 const rig = await startRig();
 let database: Database | undefined;
@@ -315,7 +316,7 @@ try {
   state.stopped = true;
   const loadEnd = Date.now();
   await Promise.all(workers);
-  if (args.dump) writeFileSync(args.dump, JSON.stringify({ t0, faults, exchanges }));
+  if (args.dump) writeFileSync(args.dump, JSON.stringify({ t0, faults, exchanges, samples }));
   console.log(`load done: ${exchanges.length} requests, ${state.landed.length} transactions landed`);
 
   // Settle, then the resources at rest.
@@ -497,7 +498,7 @@ try {
     row(
       `replica ${replica}: RSS flat over the last half (≤ 5 %), no descriptors leaked`,
       `RSS ${(growth * 100).toFixed(1)} % (${((same[0]?.rss ?? 0) / 2 ** 20).toFixed(0)} MiB at the half); fds ${fdStart} → ${fdEnd} at rest`,
-      growth <= 0.05 && fdEnd <= fdStart + 5,
+      fdEnd > fdStart + 5 ? false : minutes < 4 ? null : growth <= 0.05,
     );
   }
   row(
@@ -565,8 +566,11 @@ try {
 console.log(`\n## Soak (${minutes} min, seed ${seed})`);
 console.log('| check | value | verdict |');
 console.log('|---|---|---|');
-for (const r of rows) console.log(`| ${r.name} | ${r.value} | ${r.met ? 'met' : 'NOT met'} |`);
-process.exitCode = rows.every((r) => r.met) ? 0 : 1;
+for (const r of rows)
+  console.log(
+    `| ${r.name} | ${r.value} | ${r.met === null ? 'not judged (RSS needs a run of 4 minutes or more: a younger process still grows its heap)' : r.met ? 'met' : 'NOT met'} |`,
+  );
+process.exitCode = rows.every((r) => r.met !== false) ? 0 : 1;
 
 function client(rig: Rig, chainId: number): PublicClient {
   const chain = rig.devnet.chains.find((c) => c.chain_id === chainId) as Rig['devnet']['chains'][number];

@@ -83,6 +83,7 @@ export function worker(
   const replica = () => pick(state.replicas);
   // A 429 is waited out as its Retry-After says, per operation and key: meanwhile the worker does other work.
   const blocked = new Map<string, number>();
+  let sent = 0;
   const isBlocked = (op: Operation, key: LoadKey = state.keys.traders[index] as LoadKey) =>
     (blocked.get(`${op} ${key.name}`) ?? 0) > Date.now();
   const req = async (
@@ -99,6 +100,8 @@ export function worker(
     } = {},
   ) => {
     const key = extra.key ?? (state.keys.traders[index] as LoadKey);
+    if (isBlocked(op, key)) return { status: -1 } as Awaited<ReturnType<typeof call>>; // not sent
+    sent++;
     const r = await call(
       {
         replica: replica(),
@@ -325,10 +328,13 @@ export function worker(
     launch,
     async run() {
       while (!state.stopped) {
+        const before = sent;
         const r = rnd();
         if (r < 0.8) await read();
         else if (r < 0.95) await trade();
         else await writeOne();
+        // Everything it drew was waiting out a 429: a moment before drawing again.
+        if (sent === before) await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
   };
