@@ -26,6 +26,8 @@ export interface Exchange {
   idempotencyKey?: string;
   body?: string;
   code?: string;
+  /** A 5xx problem's detail (it must name the dependency that failed). */
+  detail?: string;
   /** Schema errors of a 2xx body or the problem's shape, when it does not hold. */
   invalid?: string;
   /** A network error or our own time-out. */
@@ -114,6 +116,7 @@ export async function call(
       json = undefined;
     }
     if (r.status >= 400) record.code = json?.code;
+    if (r.status >= 500) record.detail = json?.detail;
     record.invalid = validate(c.op, r.status, record.contentType, text);
     if (c.keepBody || record.invalid) record.body = text;
     const retryAfterS = r.status === 429 ? Number(r.headers.get('retry-after') ?? 1) : undefined;
