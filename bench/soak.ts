@@ -368,13 +368,14 @@ try {
   }
 
   // The checks.
-  const inFault = (t: number, graceMs = 0) =>
+  // Whether [from, to] overlaps a fault (from its start to `graceMs` after its recovery): a request
+  // still running when a fault begins is answered during it.
+  const inFault = (from: number, graceMs = 0, to = from) =>
     faults.some(
       (f) =>
-        f.started !== undefined &&
-        t >= f.started - 100 &&
-        t <= (f.recovered ?? f.ended ?? f.started) + graceMs,
+        f.started !== undefined && to >= f.started && from <= (f.recovered ?? f.ended ?? f.started) + graceMs,
     );
+  const during = (e: Exchange, graceMs = 0) => inFault(e.start, graceMs, e.end);
   const all = exchanges.filter((e) => e.start >= t0);
   const fiveHundreds = all.filter((e) => e.status === 500).length;
   const badFaultAnswers = all.filter(
@@ -385,7 +386,7 @@ try {
         !['temporarily_unavailable', 'upstream_error', 'upstream_timeout'].includes(e.code ?? '') ||
         !DEPENDENCY.test(e.detail ?? '')),
   );
-  const outsideFaults = all.filter((e) => e.status >= 500 && !inFault(e.start, RECOVERY_MS));
+  const outsideFaults = all.filter((e) => e.status >= 500 && !during(e, RECOVERY_MS));
   row('no 500 ever', `${fiveHundreds} of ${all.length}`, fiveHundreds === 0);
   row(
     'every 5xx a 502/503/504 problem naming the dependency',
@@ -393,7 +394,7 @@ try {
     badFaultAnswers.length === 0,
   );
   row(
-    '5xx only while a fault is on (or within 5 s of its end)',
+    '5xx only while a fault is on (a request overlapping it, or within 5 s of its recovery)',
     `${outsideFaults.length} outside`,
     outsideFaults.length === 0,
   );
@@ -403,9 +404,7 @@ try {
     `${invalid.length} invalid${invalid[0] ? ` (first: ${invalid[0].op} ${invalid[0].status}: ${invalid[0].invalid?.slice(0, 120)})` : ''}`,
     invalid.length === 0,
   );
-  const lost = all.filter(
-    (e) => e.error && !(e.error === 'timeout' && e.idempotencyKey) && !inFault(e.start),
-  );
+  const lost = all.filter((e) => e.error && !(e.error === 'timeout' && e.idempotencyKey) && !during(e));
   row(
     'no request lost outside a fault (network error or 30 s time-out)',
     `${lost.length}${lost[0] ? ` (first: ${lost[0].op} ${lost[0].error})` : ''}`,
@@ -520,7 +519,7 @@ try {
   // Throughput while no fault is on.
   // Throughput of the load workers (the limits worker waits out its 429s by design).
   const tightNames = new Set(keys.tight.map((k) => k.name));
-  const quiet = all.filter((e) => !inFault(e.start, RECOVERY_MS) && e.status > 0 && !tightNames.has(e.key));
+  const quiet = all.filter((e) => !during(e, RECOVERY_MS) && e.status > 0 && !tightNames.has(e.key));
   const quietMs = quietSpan(t0, loadEnd, inFault, RECOVERY_MS);
   // Before the first fault and after the last one's recovery: the load is the same closed loop.
   const firstStart = Math.min(...faults.map((f) => f.started ?? loadEnd));
@@ -604,7 +603,7 @@ function fittedGrowth(points: [number, number][]): number {
 function quietSpan(
   from: number,
   to: number,
-  inFault: (t: number, graceMs: number) => boolean,
+  inFault: (t: number, graceMs?: number) => boolean,
   graceMs: number,
 ): number {
   let quiet = 0;

@@ -7,38 +7,22 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { withBitswap } from '@helia/bitswap';
-import { withLibp2pLight } from '@helia/libp2p';
-import { unixfs } from '@helia/unixfs';
 import { generateKeyPairFromSeed } from '@libp2p/crypto/keys';
-import { identify } from '@libp2p/identify';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
 import { FsBlockstore } from 'blockstore-fs';
 import Fastify from 'fastify';
-import { createHeliaLight } from 'helia';
-import { CID } from 'multiformats/cid';
+import { startIpfsPeer } from '../../test/support/ipfsPeer.ts';
 
 const dir = process.env.SOAK_IPFS_DIR as string;
 const token = process.env.SOAK_IPFS_TOKEN as string;
 mkdirSync(join(dir, 'blocks'), { recursive: true });
 const blockstore = new FsBlockstore(join(dir, 'blocks'));
 await blockstore.open();
-const helia = withBitswap(
-  withLibp2pLight(createHeliaLight({ blockstore }), {
-    // The same peer id at every start: the replicas' IPFS_PEERS name it.
-    privateKey: await generateKeyPairFromSeed('Ed25519', new Uint8Array(32).fill(7)),
-    addresses: { listen: [`/ip4/127.0.0.1/tcp/${process.env.SOAK_IPFS_P2P_PORT}`] },
-    transports: [tcp()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    services: { identify: identify() },
-  } as never),
-);
-await helia.start();
-const fs = unixfs(helia);
+const peer = await startIpfsPeer({
+  blockstore,
+  port: Number(process.env.SOAK_IPFS_P2P_PORT),
+  // The same peer id at every start: the replicas' IPFS_PEERS name it.
+  privateKey: await generateKeyPairFromSeed('Ed25519', new Uint8Array(32).fill(7)),
+});
 
 interface Pin {
   requestid: string;
@@ -57,18 +41,11 @@ const record = (p: Pin) => {
   appendFileSync(journal, `${JSON.stringify(p)}\n`);
 };
 
-/** Reads the whole file, from the store alone or also from the network. */
-async function cat(cid: string, offline: boolean): Promise<Buffer> {
-  const parts: Uint8Array[] = [];
-  for await (const part of fs.cat(CID.parse(cid), { offline, signal: AbortSignal.timeout(10_000) }))
-    parts.push(part);
-  return Buffer.concat(parts);
-}
-
 function fetchPin(p: Pin) {
-  void Promise.any(p.pin.origins.map((a) => helia.libp2p.dial(multiaddr(a))))
+  void peer
+    .dial(p.pin.origins)
     .catch(() => {}) // the blocks may come from a peer that is already connected
-    .then(() => cat(p.pin.cid, false))
+    .then(() => peer.cat(p.pin.cid, true))
     .then(
       () => record({ ...p, status: 'pinned' }),
       () => record({ ...p, status: 'failed' }),
@@ -80,7 +57,7 @@ const app = Fastify();
 const view = (p: Pin) => ({
   ...p,
   created: new Date().toISOString(),
-  delegates: helia.libp2p.getMultiaddrs().map(String),
+  delegates: peer.multiaddrs,
   info: {},
 });
 app.addHook('onRequest', async (request, reply) => {
@@ -109,10 +86,10 @@ app.get('/pins', async (request) => {
 });
 app.get('/ipfs/:cid', async (request, reply) => {
   try {
-    return reply.send(await cat((request.params as { cid: string }).cid, true));
+    return reply.send(await peer.cat((request.params as { cid: string }).cid));
   } catch {
     return reply.code(404).send('not here');
   }
 });
 await app.listen({ host: '127.0.0.1', port: Number(process.env.SOAK_IPFS_HTTP_PORT) });
-process.stdout.write(`ipfs node ready ${helia.libp2p.getMultiaddrs().map(String).join(',')}\n`);
+process.stdout.write(`ipfs node ready ${peer.multiaddrs.join(',')}\n`);

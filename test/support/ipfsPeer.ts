@@ -11,6 +11,7 @@ import { identify } from '@libp2p/identify';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
 import { MemoryBlockstore } from 'blockstore-core';
+import type { Blockstore } from 'interface-blockstore';
 import Fastify from 'fastify';
 import { createHeliaLight } from 'helia';
 import { CID } from 'multiformats/cid';
@@ -27,11 +28,23 @@ export interface IpfsPeer {
   stop(): Promise<void>;
 }
 
-export async function startIpfsPeer(): Promise<IpfsPeer> {
-  const blockstore = new MemoryBlockstore();
+/**
+ * Starts the peer: by default in memory, on a free port, with a new identity; `blockstore`, `port` and
+ * `privateKey` make one that keeps its blocks, address and peer id across restarts.
+ */
+export async function startIpfsPeer(
+  opts: {
+    blockstore?: Blockstore;
+    port?: number;
+    /** A libp2p private key (generateKeyPairFromSeed of @libp2p/crypto/keys). */
+    privateKey?: unknown;
+  } = {},
+): Promise<IpfsPeer> {
+  const blockstore = opts.blockstore ?? new MemoryBlockstore();
   const helia = withBitswap(
     withLibp2pLight(createHeliaLight({ blockstore }), {
-      addresses: { listen: ['/ip4/127.0.0.1/tcp/0'] },
+      ...(opts.privateKey ? { privateKey: opts.privateKey } : {}),
+      addresses: { listen: [`/ip4/127.0.0.1/tcp/${opts.port ?? 0}`] },
       transports: [tcp()],
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
