@@ -182,12 +182,24 @@ export async function runDemo(input: DemoInput): Promise<void> {
   // Right after a launch the pool charges the anti-snipe surcharge, which falls every second: a buy
   // quoted then with 1% slippage can revert if it lands a second earlier than priced. Wait it out.
   let buyQuote = await quoteFor('buy', buyAmount);
+  let waited = false;
   for (let i = 0; i < 40 && buyQuote.issues.some((x) => x.code === 'anti_snipe_active'); i++) {
     if (i === 0)
       log(
         `wait        the anti-snipe surcharge is on (${buyQuote.fee.total_bps} bps); waiting for its window to end`,
       );
+    waited = true;
     await new Promise((r) => setTimeout(r, 1_000));
+    buyQuote = await quoteFor('buy', buyAmount);
+  }
+  if (waited) {
+    // The quote is priced at the wall clock. A block stamped earlier (a loaded devnet's clock can lag it)
+    // would still charge the end of the surcharge: wait until the chain's time has caught up, quote again.
+    const pricedAt = BigInt(Math.ceil(Date.now() / 1000));
+    await waitFor(
+      'the chain to reach the quote time',
+      async () => (await rpc.getBlock()).timestamp >= pricedAt,
+    );
     buyQuote = await quoteFor('buy', buyAmount);
   }
   const before = await balanceOf(rpc, token, trader.address);
