@@ -12,13 +12,13 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { randomUUID } from 'node:crypto';
 import { createPublicClient, http, type PublicClient, zeroAddress } from 'viem';
-import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAddress } from 'viem/accounts';
 import { streamEvents } from '../src/client/index.ts';
 import { loadSettings } from '../src/settings.ts';
 import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { type Fault, type FaultKind, runFaults, schedule } from './soak/faults.ts';
-import { type LoadKey, type LoadState, limitsWorker, PNG, seeded, worker } from './soak/load.ts';
+import { type LoadKey, type LoadState, limitsWorker, MNEMONIC, PNG, seeded, worker } from './soak/load.ts';
 import { openapiValidator } from './soak/openapiCheck.ts';
 import { call, type Exchange, exchanges } from './soak/record.ts';
 import { type Rig, startRig } from './soak/rig.ts';
@@ -69,7 +69,14 @@ console.log(
 const rows: { name: string; value: string; met: boolean | null }[] = [];
 const row = (name: string, value: string, met: boolean | null) => rows.push({ name, value, met });
 
-const rig = await startRig();
+// Each worker's vested allocation unlocks in steps spread over the run (about twenty).
+const rig = await startRig({
+  beneficiaries: Array.from(
+    { length: Number(args.workers) },
+    (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i + 1 }).address,
+  ),
+  everyS: Math.max(2, Math.round(durationMs / 20_000)),
+});
 let database: Database | undefined;
 const cleanups: (() => Promise<unknown>)[] = [];
 try {
@@ -111,6 +118,7 @@ try {
     tokens: new Map(CHAINS.map((c) => [c, [] as string[]])),
     cids: new Set(),
     landed: [],
+    vesting: rig.vesting,
     stopped: false,
   };
   const opsCall = (
@@ -409,6 +417,16 @@ try {
     'no request lost outside a fault (network error or 30 s time-out)',
     `${lost.length}${lost[0] ? ` (first: ${lost[0].op} ${lost[0].error})` : ''}`,
     lost.length === 0,
+  );
+
+  // The load's plans of every kind were signed and sent, and landed (a plan the load never completes
+  // would leave its path untried while the table looked green).
+  const kinds = ['buy', 'sell', 'launch', 'metadata', 'announcement', 'fee claim', 'vesting claim'];
+  const landedBy = (kind: string) => state.landed.filter((l) => l.kind === kind).length;
+  row(
+    'every kind of plan signed, sent and landed',
+    kinds.map((k) => `${k} ${landedBy(k)}`).join(', '),
+    kinds.every((k) => landedBy(k) > 0),
   );
 
   for (const kind of new Set(faults.map((f) => f.kind))) {

@@ -1,13 +1,14 @@
 // The soak's mixed load: workers that each own one devnet account and loop, by a seeded draw, over reads
 // (80 %: lists by every sort, search, trades, holders, detail, config, a creator's tokens, fee claims),
-// trades (15 %: a quote and a buy prepared, signed and sent on chain 8453) and writes (5 %: launches
-// with an image, metadata documents, announcements, fee claims sent; vesting claims asked for), through
-// keys of several plans and both replicas. Writes carry an Idempotency-Key; some are first sent with a
+// trades (15 %: a quote and a buy, or a sell of what it bought through Permit2, prepared, signed and sent
+// on chain 8453) and writes (5 %: launches with an image, metadata documents, announcements, fee claims
+// and vesting claims, all sent), through keys of several plans and both replicas. Writes carry an Idempotency-Key; some are first sent with a
 // time-out too short to answer and then sent again with the same key, as a client retries.
 import { randomUUID } from 'node:crypto';
 import {
   type Address,
   createPublicClient,
+  erc20Abi,
   createWalletClient,
   type Hex,
   http,
@@ -19,7 +20,7 @@ import type { Devnet } from '../../src/devnet/devnet.ts';
 import type { Operation } from '../../src/http/catalog.ts';
 import { call, type LoadClass, type Validate } from './record.ts';
 
-const MNEMONIC = 'test test test test test test test test test test test junk';
+export const MNEMONIC = 'test test test test test test test test test test test junk';
 const CHAIN = 8453;
 /** A real 1×1 PNG. */
 export const PNG =
@@ -38,6 +39,13 @@ export function seeded(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
 }
+
+/** A plan's step, as the worker reads it. */
+type Step = {
+  kind: string;
+  transaction?: { to: Address; data: Hex; value: string };
+  typed_data?: { domain: object; types: object; primaryType: string; message: object };
+};
 
 export interface LoadKey {
   name: string;
@@ -60,6 +68,8 @@ export interface LoadState {
   cids: Set<string>;
   /** Transactions of plans that landed, by kind. */
   landed: { kind: string; hash: Hex }[];
+  /** The token whose vested allocations (one per worker) unlock during the run, and its vault. */
+  vesting: { token: Address; vault: Address };
   stopped: boolean;
 }
 
@@ -79,7 +89,9 @@ export function worker(
   const transport = http(chain.rpc_url, { timeout: 10_000, retryCount: 0 });
   const rpc = createPublicClient({ transport }) as PublicClient;
   const wallet = createWalletClient({ account, transport });
+  const nodeWallet = createWalletClient({ transport });
   const mine: string[] = []; // tokens this worker launched (it is their creator)
+  const bought = new Set<Address>(); // tokens it bought, that it may sell
   const replica = () => pick(state.replicas);
   // A 429 is waited out as its Retry-After says, per operation and key: meanwhile the worker does other work.
   const blocked = new Map<string, number>();
@@ -123,13 +135,22 @@ export function worker(
     return r;
   };
 
-  /** Sends the plan's transaction steps as this worker's account; true when all succeeded. */
-  const sendSteps = async (
-    kind: string,
-    steps: { kind: string; transaction?: { to: Address; data: Hex; value: string } }[],
-  ) => {
+  /**
+   * Sends the steps' transactions as this worker's account and signs their typed data (by the node,
+   * whose account it is); true when all succeeded, with the last signature.
+   */
+  const sendSteps = async (kind: string, steps: Step[]): Promise<{ ok: boolean; signature?: Hex }> => {
+    let signature: Hex | undefined;
     for (const step of steps) {
-      if (step.kind !== 'transaction' || !step.transaction) return false;
+      if (step.kind === 'typed_data' && step.typed_data) {
+        const t = step.typed_data;
+        signature = await nodeWallet
+          .signTypedData({ account: account.address, ...t } as never)
+          .catch(() => undefined);
+        if (!signature) return { ok: false };
+        continue;
+      }
+      if (step.kind !== 'transaction' || !step.transaction) return { ok: false };
       try {
         const hash = await wallet.sendTransaction({
           chain: null,
@@ -138,13 +159,13 @@ export function worker(
           value: BigInt(step.transaction.value),
         });
         const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 15_000 });
-        if (receipt.status !== 'success') return false;
+        if (receipt.status !== 'success') return { ok: false };
         state.landed.push({ kind, hash });
       } catch {
-        return false; // a stalled or reorganised chain: the plan is simply not sent
+        return { ok: false }; // a stalled or reorganised chain: the plan is simply not sent
       }
     }
-    return true;
+    return { ok: true, signature };
   };
 
   /** A write with an Idempotency-Key, sometimes first cut off by a short time-out and sent again. */
@@ -203,25 +224,43 @@ export function worker(
   const trade = async () => {
     const known = state.tokens.get(CHAIN) ?? [];
     if (known.length === 0 || isBlocked('swap_quote') || isBlocked('swap_prepare')) return read();
-    const token = pick(known);
+    const held = [...bought];
+    const sell = held.length > 0 && rnd() < 0.3;
+    const token = (sell ? pick(held) : pick(known)) as Address;
+    let amount = 10n ** 14n + BigInt(Math.floor(rnd() * 1e6));
+    if (sell) {
+      const balance = await rpc
+        .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] })
+        .catch(() => 0n);
+      if (balance === 0n) return void bought.delete(token);
+      amount = balance / 2n;
+    }
     const quote = await req('quote', 'swap_quote', 'POST', '/v1/swaps/quote', {
       body: {
         chain_id: CHAIN,
         wallet: account.address,
         token_address: token,
-        side: 'buy',
-        amount_in_raw: String(10n ** 14n + BigInt(Math.floor(rnd() * 1e6))),
+        side: sell ? 'sell' : 'buy',
+        amount_in_raw: String(amount),
         slippage_bps: 300,
       },
     });
     const q = quote.json?.data;
     if (quote.status !== 200 || q?.issues?.some((i: { code: string }) => i.code === 'anti_snipe_active'))
       return;
+    // A sell's quote asks first for the Permit2 approval and a permit: sent and signed before preparing.
+    const before = await sendSteps(sell ? 'sell approval' : 'buy approval', q.steps ?? []);
+    if (!before.ok) return;
     const prepared = await req('swap', 'swap_prepare', 'POST', '/v1/swaps/prepare', {
-      body: { quote_id: q.quote_id, wallet: account.address },
+      body: {
+        quote_id: q.quote_id,
+        wallet: account.address,
+        ...(before.signature ? { permit_signature: before.signature } : {}),
+      },
       idem: randomUUID(),
     });
-    if (prepared.status === 200) await sendSteps('swap', prepared.json.data.steps);
+    if (prepared.status !== 200) return;
+    if ((await sendSteps(sell ? 'sell' : 'buy', prepared.json.data.steps)).ok && !sell) bought.add(token);
   };
 
   /** Launches a token as this worker's account, with an image; true when it landed. */
@@ -239,11 +278,12 @@ export function worker(
         image_base64: PNG,
         image_type: 'image/png',
         description: `soak worker ${index}`,
+        editable_metadata: true,
       },
     });
     if (launched.status !== 200) return false;
     noteCids(state, launched.text);
-    if (await sendSteps('launch', launched.json.data.steps)) {
+    if ((await sendSteps('launch', launched.json.data.steps)).ok) {
       const token = launched.json.data.predicted_token_address as string;
       mine.push(token);
       state.tokens.get(CHAIN)?.push(token);
@@ -254,13 +294,13 @@ export function worker(
 
   const writeOne = async () => {
     const r = rnd();
-    if (r < 0.4 || mine.length === 0) {
+    if (r < 0.35 || mine.length === 0) {
       if (isBlocked('launch_prepare')) return read();
       await launch();
       return;
     }
     const token = pick(mine);
-    if (r < 0.6) {
+    if (r < 0.55) {
       const doc = await write(
         'metadata_document_prepare',
         `/v1/tokens/${CHAIN}/${token}/metadata/document/prepare`,
@@ -273,13 +313,13 @@ export function worker(
         noteCids(state, doc.text);
         await sendSteps('metadata', doc.json.data.steps);
       }
-    } else if (r < 0.8) {
+    } else if (r < 0.7) {
       const post = await write('announcement_prepare', `/v1/tokens/${CHAIN}/${token}/announcements/prepare`, {
         actor: account.address,
         description: `soak news ${Math.floor(rnd() * 1e6)}`,
       });
       if (post.status === 200) await sendSteps('announcement', post.json.data.steps);
-    } else if (r < 0.95) {
+    } else if (r < 0.85) {
       const positions = await req(
         'read',
         'fee_claims_read',
@@ -312,15 +352,15 @@ export function worker(
       });
       if (claim.status === 200) await sendSteps('fee claim', claim.json.data.steps);
     } else {
-      // The devnet's vesting schedule unlocks a day after its launch: this asks, and is told nothing_to_claim.
-      const fixture = chain.vesting_launch;
-      const vault = chain.suites.find((s) => s.contracts.vesting_vault)?.contracts.vesting_vault;
-      if (fixture && vault)
-        await write('vesting_claim_prepare', '/v1/claims/vesting/prepare', {
-          chain_id: CHAIN,
-          caller: account.address,
-          claims: [{ beneficiary: fixture.beneficiaries[0]?.address, token_address: fixture.token, vault }],
-        });
+      // Its own vested allocation, a step of which unlocks every so often: nothing_to_claim in between.
+      const claim = await write('vesting_claim_prepare', '/v1/claims/vesting/prepare', {
+        chain_id: CHAIN,
+        caller: account.address,
+        claims: [
+          { beneficiary: account.address, token_address: state.vesting.token, vault: state.vesting.vault },
+        ],
+      });
+      if (claim.status === 200) await sendSteps('vesting claim', claim.json.data.steps);
     }
   };
 

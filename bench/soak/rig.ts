@@ -8,7 +8,10 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Address } from 'viem';
 import { type Devnet, devnetEnv, startDevnet } from '../../src/devnet/devnet.ts';
+import { launchVested } from '../../src/devnet/launchpad.ts';
+import { ChainWriter } from '../../src/devnet/writer.ts';
 import { freePortRange } from '../../test/support/net.ts';
 import { startPostgresCluster } from '../../test/support/postgres.ts';
 import { type RpcProxy, startRpcProxy } from '../../test/support/rpcProxy.ts';
@@ -87,13 +90,27 @@ export interface Rig {
   anvilPid(chainId: number): number;
   /** Environment of a replica or of the CLI against the shared stores. */
   env: Record<string, string>;
+  /** On 8453, the token whose vested allocations unlock during the run (see `startRig`). */
+  vesting: { token: Address; vault: Address };
   stop(): Promise<void>;
 }
 
+/** Vested allocations that unlock during the run: one per beneficiary, a step every `everyS`. */
+export interface VestingDuringRun {
+  beneficiaries: Address[];
+  everyS: number;
+}
+
+const DAY = 86_400;
+
 const PINNING_TOKEN = 'soak-pinning-token';
 
-/** Starts everything; `stop` takes it all down and removes its files. */
-export async function startRig(): Promise<Rig> {
+/**
+ * Starts everything; `stop` takes it all down and removes its files. The chains are deployed a day in
+ * the past (a vesting step unlocks a day after its launch at the earliest), the vested token of
+ * `vesting` launched then, and the clocks caught up with the wall clock before the gateways start.
+ */
+export async function startRig(vesting: VestingDuringRun): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-soak-'));
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
@@ -135,10 +152,16 @@ export async function startRig(): Promise<Rig> {
     stops.push(() => ipfs.kill('SIGKILL'));
     const ipfsAddr = /ipfs node ready ([^,\s]+)/.exec(ipfs.output())?.[1] as string;
 
-    const devnet = await startDevnet({ dataDir: join(dir, 'devnet'), basePort: await freePortRange(4) });
+    const devnet = await startDevnet({
+      dataDir: join(dir, 'devnet'),
+      basePort: await freePortRange(4),
+      behindS: DAY,
+    });
     stops.push(() => devnet.stop());
-    const base = devnet.chains.find((c) => c.chain_id === 8453);
-    const proxy = await startRpcProxy(base?.rpc_url as string);
+    const base = devnet.chains.find((c) => c.chain_id === 8453) as Devnet['chains'][number];
+    const vested = await launchVestedDuringRun(base, vesting);
+    await devnet.catchUpClock();
+    const proxy = await startRpcProxy(base.rpc_url);
     stops.push(() => proxy.close());
 
     const env: Record<string, string> = {
@@ -203,12 +226,36 @@ export async function startRig(): Promise<Rig> {
       proxy,
       anvilPid: (chainId) => anvilPid(ports.get(chainId) as string),
       env,
+      vesting: vested,
       stop,
     };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** On the historical suite: each beneficiary's steps unlock one every `everyS`, the first at once. */
+async function launchVestedDuringRun(chain: Devnet['chains'][number], opts: VestingDuringRun) {
+  const suite = chain.suites.find((s) => s.contracts.vesting_vault)?.contracts;
+  if (!suite?.vesting_vault) throw new Error('the devnet has no vesting vault on 8453');
+  // The factory allows 128 steps per launch, 24 per allocation.
+  const n = Math.min(24, Math.floor(128 / opts.beneficiaries.length));
+  const token = await launchVested(new ChainWriter(chain.rpc_url, chain.accounts[0] as Address), {
+    factory: suite.factory,
+    tokenDeployer: suite.token_deployer,
+    name: 'Soak Vested',
+    symbol: 'SOAKV',
+    vested: opts.beneficiaries.map((beneficiary) => ({
+      beneficiary,
+      amount: BigInt(n) * 10n ** 21n,
+      steps: Array.from({ length: n }, (_, k) => ({
+        delay: DAY + k * opts.everyS,
+        cumulativeBps: k === n - 1 ? 10_000 : Math.floor(((k + 1) * 10_000) / n),
+      })),
+    })),
+  });
+  return { token, vault: suite.vesting_vault };
 }
 
 /** The pid of the anvil listening on `port` (the devnet runs it under a small sh guard). */

@@ -19,6 +19,8 @@ export function anvilBinary(): string {
 export interface AnvilNode {
   chainId: number;
   rpcUrl: string;
+  /** Mines a block stamped with the wall clock: a clock started behind then keeps pace with it. */
+  catchUpClock(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,9 +55,15 @@ async function portFree(port: number): Promise<boolean> {
 /**
  * One anvil. With `blockTimeS` > 0 it mines an empty block every so often beside automine (anvil's
  * mixed mining), so the chain's clock moves while it is idle, as a real chain's does; transactions are
- * still mined at once.
+ * still mined at once. With `behindS` its clock starts that far behind the wall clock (and stays so until
+ * a block is stamped later: see `catchUpClock`).
  */
-export async function startAnvil(chainId: number, port: number, blockTimeS = 0): Promise<AnvilNode> {
+export async function startAnvil(
+  chainId: number,
+  port: number,
+  blockTimeS = 0,
+  behindS = 0,
+): Promise<AnvilNode> {
   if (!(await portFree(port)))
     throw new CliError(`devnet port ${port} (chain ${chainId}) is already in use; set DEVNET_PORT`);
   const child: ChildProcess = spawn(
@@ -74,6 +82,7 @@ export async function startAnvil(chainId: number, port: number, blockTimeS = 0):
       'cancun',
       '--silent',
       ...(blockTimeS > 0 ? ['--block-time', String(blockTimeS), '--mixed-mining'] : []),
+      ...(behindS > 0 ? ['--timestamp', String(Math.floor(Date.now() / 1000) - behindS)] : []),
     ],
     { stdio: ['pipe', 'ignore', 'pipe'] },
   );
@@ -99,6 +108,10 @@ export async function startAnvil(chainId: number, port: number, blockTimeS = 0):
   return {
     chainId,
     rpcUrl,
+    async catchUpClock() {
+      await rpc(rpcUrl, 'evm_setNextBlockTimestamp', [Math.floor(Date.now() / 1000)]);
+      await rpc(rpcUrl, 'evm_mine');
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, 'exit');

@@ -130,6 +130,8 @@ export interface Devnet {
   chains: DevnetChain[];
   /** Milliseconds from start to every chain deployed. */
   bootMs: number;
+  /** Stamps a block on every chain with the wall clock (after a start with `behindS`). */
+  catchUpClock(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -439,6 +441,11 @@ export async function startDevnet(opts: {
   basePort: number;
   /** Seconds between empty blocks while idle (0: blocks only for transactions). */
   blockTimeS?: number;
+  /**
+   * Deploys with every chain's clock this far behind the wall clock, and leaves it there until
+   * `catchUpClock()`: history to set up first (a vesting step that unlocks a day after its launch).
+   */
+  behindS?: number;
 }): Promise<Devnet> {
   const started = Date.now();
   const nodes: AnvilNode[] = [];
@@ -447,7 +454,9 @@ export async function startDevnet(opts: {
   };
   try {
     const launched = await Promise.allSettled(
-      CHAIN_IDS.map((id, i) => startAnvil(id, opts.basePort + i, opts.blockTimeS ?? DEVNET_BLOCK_TIME_S)),
+      CHAIN_IDS.map((id, i) =>
+        startAnvil(id, opts.basePort + i, opts.blockTimeS ?? DEVNET_BLOCK_TIME_S, opts.behindS),
+      ),
     );
     for (const r of launched) if (r.status === 'fulfilled') nodes.push(r.value);
     const failed = launched.find((r) => r.status === 'rejected');
@@ -455,7 +464,10 @@ export async function startDevnet(opts: {
     mkdirSync(join(opts.dataDir, 'deployments'), { recursive: true });
     const chains = await Promise.all(nodes.map((n) => deployChain(n, opts.dataDir)));
     writeFileSync(join(opts.dataDir, 'devnet.json'), `${JSON.stringify({ chains }, null, 2)}\n`);
-    return { chains, bootMs: Date.now() - started, stop };
+    const catchUpClock = async () => {
+      await Promise.all(nodes.map((n) => n.catchUpClock()));
+    };
+    return { chains, bootMs: Date.now() - started, catchUpClock, stop };
   } catch (err) {
     await stop();
     throw err;

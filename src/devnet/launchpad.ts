@@ -292,8 +292,6 @@ export async function deployHistoricalSuite(
   for (const q of opts.quotes) {
     if (q.creationFee) await w.write(core.factory, abi, 'setCreationFee', [q.quote, q.creationFee]);
   }
-  await w.write(core.factory, abi, 'setLaunchCreationEnabled', [true]);
-
   const [first, second] = opts.beneficiaries as [Address, Address];
   const million = 10n ** 6n * 10n ** 18n;
   const vested = [
@@ -307,27 +305,13 @@ export async function deployHistoricalSuite(
     },
     { beneficiary: second, amount: 5n * million, steps: [{ delay: 7 * DAY, cumulativeBps: 10_000 }] },
   ];
-  const native = opts.quotes.find((q) => q.quote === zeroAddress);
-  const params = {
-    tokenName: 'Vested Devnet Token',
-    tokenSymbol: 'VEST',
-    tokenContractURI: '',
-    creatorSalt: `0x${'00'.repeat(32)}` as Hex,
-    quoteToken: zeroAddress,
-    expectedConfigVersion: await w.read<bigint>(core.factory, abi, 'configVersion'),
-    deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
-    allocations: [],
-    vestedAllocations: vested,
-    roleMode: 0,
-  };
-  const salt = mineLaunchSalt({
+  const token = await launchVested(w, {
+    factory: core.factory,
     tokenDeployer: core.tokenDeployer,
-    creator: w.from,
-    initCodeHash: await w.read<Hex>(core.factory, abi, 'launchTokenBytecodeHash', [params]),
+    name: 'Vested Devnet Token',
+    symbol: 'VEST',
+    vested,
   });
-  params.creatorSalt = salt.creatorSalt;
-  await w.write(core.factory, abi, 'createLaunch', [params], native?.creationFee ?? 0n);
-  await w.write(core.factory, abi, 'setLaunchCreationEnabled', [false]);
   return {
     contracts: {
       factory: core.factory,
@@ -338,9 +322,56 @@ export async function deployHistoricalSuite(
       vesting_vault: vault,
     },
     fixture: {
-      token: salt.predictedToken,
+      token,
       creator: w.from,
       beneficiaries: vested.map((v) => ({ address: v.beneficiary, amount_raw: v.amount.toString() })),
     },
   };
+}
+
+/** A vested allocation: unlock steps of (seconds after the launch, cumulative basis points). */
+export interface VestedAllocation {
+  beneficiary: Address;
+  amount: bigint;
+  steps: { delay: number; cumulativeBps: number }[];
+}
+
+/**
+ * Launches a native-quoted token with vested allocations on a vesting factory, as its owner: creation
+ * is opened for this launch and closed again, as historical suites keep it. Returns the token.
+ */
+export async function launchVested(
+  w: ChainWriter,
+  opts: {
+    factory: Address;
+    tokenDeployer: Address;
+    name: string;
+    symbol: string;
+    vested: VestedAllocation[];
+  },
+): Promise<Address> {
+  const abi = ARTIFACTS.VestingLaunchFactory.abi;
+  await w.write(opts.factory, abi, 'setLaunchCreationEnabled', [true]);
+  const params = {
+    tokenName: opts.name,
+    tokenSymbol: opts.symbol,
+    tokenContractURI: '',
+    creatorSalt: `0x${'00'.repeat(32)}` as Hex,
+    quoteToken: zeroAddress,
+    expectedConfigVersion: await w.read<bigint>(opts.factory, abi, 'configVersion'),
+    deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+    allocations: [],
+    vestedAllocations: opts.vested,
+    roleMode: 0,
+  };
+  const salt = mineLaunchSalt({
+    tokenDeployer: opts.tokenDeployer,
+    creator: w.from,
+    initCodeHash: await w.read<Hex>(opts.factory, abi, 'launchTokenBytecodeHash', [params]),
+  });
+  params.creatorSalt = salt.creatorSalt;
+  const fee = await w.read<bigint>(opts.factory, abi, 'creationFee', [zeroAddress]);
+  await w.write(opts.factory, abi, 'createLaunch', [params], fee);
+  await w.write(opts.factory, abi, 'setLaunchCreationEnabled', [false]);
+  return salt.predictedToken;
 }
