@@ -18,7 +18,9 @@ import { buildServer } from './server.ts';
 import { loadSettings, type Settings, SettingsError } from './settings.ts';
 import { watch } from './watch.ts';
 import { EventStreamError } from './client/index.ts';
-import { ApiKeyStore, describeKey, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
+import { ApiKeyStore, KeyOptionError, PLANS, type PlanName } from './store/apiKeys.ts';
+import { checkLimitOverrides, keyUsage, keyView } from './operations/adminKeys.ts';
+import { ApiError } from './errors.ts';
 import { type Database, openDatabase } from './store/db.ts';
 
 const COMMANDS: Record<string, { usage: string; options: ParseArgsConfig['options'] }> = {
@@ -44,8 +46,14 @@ const COMMANDS: Record<string, { usage: string; options: ParseArgsConfig['option
                      [--expires <iso date>] [--limits '<json>'] [--json]
 launchpad keys limits <key_id> '<json>'   per-key overrides of ${Object.keys(PLAN_LIMITS.developer).join(', ')}
 launchpad keys list [--json]
-launchpad keys revoke <key_id>`,
+launchpad keys revoke <key_id>
+launchpad keys usage [<key_id>] [--json] [--base-url <url> --key <admin key>]
+  Units used and left this minute, day and month, and requests and 429s per route over 24 h, read from
+  the limiter's counters: the shared Redis (REDIS_URL), or, for a gateway that counts in process, its
+  GET /v1/admin/keys/{id}/usage through --base-url with a key of scope admin:keys.`,
     options: {
+      'base-url': { type: 'string' },
+      key: { type: 'string' },
       plan: { type: 'string' },
       scopes: { type: 'string' },
       origin: { type: 'string', multiple: true },
@@ -401,7 +409,7 @@ async function watchFeed(flags: WatchFlags) {
   });
 }
 
-/** Per-key limit overrides: positive whole numbers for the plan fields only. */
+/** Per-key limit overrides from the command line's JSON. */
 function parseOverrides(json: string): Record<string, number> {
   let value: unknown;
   try {
@@ -409,19 +417,12 @@ function parseOverrides(json: string): Record<string, number> {
   } catch {
     throw new KeyOptionError('limits must be a JSON object');
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new KeyOptionError('limits must be a JSON object');
-  const allowed = Object.keys(PLAN_LIMITS.developer);
-  for (const [field, n] of Object.entries(value)) {
-    if (!allowed.includes(field))
-      throw new KeyOptionError(`unknown limit ${field} (known: ${allowed.join(', ')})`);
-    if (!Number.isInteger(n) || (n as number) <= 0)
-      throw new KeyOptionError(`${field} must be a positive whole number`);
-  }
-  return value as Record<string, number>;
+  return checkLimitOverrides(value);
 }
 
 interface KeyFlags {
+  'base-url'?: string;
+  key?: string;
   plan?: string;
   scopes?: string;
   origin?: string[];
@@ -463,11 +464,7 @@ async function keys(values: KeyFlags, positionals: string[]) {
         );
     } else if (action === 'list') {
       const now = Date.now();
-      const all = (await store.list()).map(describeKey).map((k) => ({
-        ...k,
-        status:
-          k.status === 'active' && k.expires_at && Date.parse(k.expires_at) <= now ? 'expired' : k.status,
-      }));
+      const all = (await store.list()).map((r) => keyView(r, now));
       if (values.json) process.stdout.write(`${JSON.stringify(all)}\n`);
       else
         for (const k of all)
@@ -488,12 +485,67 @@ async function keys(values: KeyFlags, positionals: string[]) {
         throw new KeyOptionError('keys revoke needs a key id (8 hex characters)');
       if (!(await store.revoke(id))) throw new KeyOptionError(`no key ${id}`);
       process.stdout.write(`revoked ${id}\n`);
+    } else if (action === 'usage') {
+      if (id !== undefined && !/^[0-9a-f]{8}$/.test(id))
+        throw new KeyOptionError('keys usage takes a key id (8 hex characters) or none for every key');
+      const ids = id ? [id] : (await store.list()).filter((r) => r.status === 'active').map((r) => r.keyId);
+      const reports = await keysUsage(settings, store, values, ids);
+      if (values.json) process.stdout.write(`${JSON.stringify(id ? reports[0] : reports)}\n`);
+      else for (const r of reports) process.stdout.write(usageText(r));
     } else {
       throw new UsageError(`usage: ${COMMANDS.keys?.usage}`);
     }
   } finally {
     await database.close();
   }
+}
+
+type UsageReport = Awaited<ReturnType<typeof keyUsage>>;
+
+/** Usage of each key: from the shared Redis directly, else from a running gateway's admin route. */
+async function keysUsage(
+  settings: ReturnType<typeof loadSettings>,
+  store: ApiKeyStore,
+  flags: KeyFlags,
+  ids: string[],
+): Promise<UsageReport[]> {
+  const reports: UsageReport[] = [];
+  if (flags['base-url']) {
+    const key = flags.key ?? process.env.LAUNCHPAD_API_KEY;
+    if (!key)
+      throw new UsageError('keys usage --base-url needs --key (scope admin:keys) or LAUNCHPAD_API_KEY');
+    const base = flags['base-url'].replace(/\/+$/, '');
+    for (const id of ids) {
+      const res = await fetch(`${base}/v1/admin/keys/${id}/usage`, { headers: { 'x-api-key': key } });
+      const body = (await res.json().catch(() => ({}))) as { data?: UsageReport; detail?: string };
+      if (!res.ok || !body.data)
+        throw new CliError(`usage of ${id}: ${res.status} ${body.detail ?? ''}`.trim());
+      reports.push(body.data);
+    }
+    return reports;
+  }
+  if (!settings.redisUrl || settings.limitsOff)
+    throw new UsageError(
+      'without REDIS_URL the counters live in the gateway process: pass --base-url <gateway> --key <admin key>',
+    );
+  const limiter = await openLimiter(settings, systemClock);
+  try {
+    for (const id of ids) reports.push(await keyUsage({ store, limiter, clock: systemClock }, { id }));
+  } catch (err) {
+    if (err instanceof ApiError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await limiter.backend.close();
+  }
+  return reports;
+}
+
+function usageText(r: UsageReport): string {
+  const windows = r.windows.map((w) => `${w.window} ${w.used}/${w.limit} (${w.remaining} left)`).join('  ');
+  const routes = r.operations.map(
+    (o) => `    ${o.operation.padEnd(28)} ${String(o.requests).padStart(8)} requests  ${o.rejected} × 429\n`,
+  );
+  return `${r.key_id}  ${r.plan.padEnd(10)}  ${windows}\n${routes.join('')}`;
 }
 
 async function main(argv: string[]) {

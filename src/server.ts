@@ -42,6 +42,7 @@ import { registerEventRoutes } from './routes/events.ts';
 import { EventFeed } from './operations/eventFeed.ts';
 import { onJournalGrowth } from './store/wakeups.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
 import { WebhookDispatcher } from './operations/webhookDispatcher.ts';
 import { SecretBox } from './webhooks/sealed.ts';
 import { Cursors } from './cursor.ts';
@@ -646,6 +647,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     policy: { allowLocal: settings.webhooks.allowLocal },
   };
   registerWebhookRoutes(app, webhookDeps);
+  registerAdminRoutes(app, { store: keys, limiter, clock });
   if (settings.webhooks.dispatcher === 'on') {
     const dispatcher = new WebhookDispatcher(
       { ...webhookDeps, onGrowth: (wake) => onJournalGrowth(database, wake) },

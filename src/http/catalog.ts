@@ -247,6 +247,48 @@ export const ROUTES = {
     tag: 'announcements',
     idempotency: 'optional',
   },
+  admin_keys_list: {
+    method: 'GET',
+    url: '/admin/keys',
+    scope: 'admin:keys',
+    summary: 'Every API key (operator)',
+    tag: 'admin',
+  },
+  admin_key_create: {
+    method: 'POST',
+    url: '/admin/keys',
+    scope: 'admin:keys',
+    summary: 'Create an API key; its secret is shown once (operator)',
+    tag: 'admin',
+  },
+  admin_key_detail: {
+    method: 'GET',
+    url: '/admin/keys/:id',
+    scope: 'admin:keys',
+    summary: 'An API key (operator)',
+    tag: 'admin',
+  },
+  admin_key_update: {
+    method: 'PATCH',
+    url: '/admin/keys/:id',
+    scope: 'admin:keys',
+    summary: "Set an API key's limit overrides (operator)",
+    tag: 'admin',
+  },
+  admin_key_revoke: {
+    method: 'DELETE',
+    url: '/admin/keys/:id',
+    scope: 'admin:keys',
+    summary: 'Revoke an API key (operator)',
+    tag: 'admin',
+  },
+  admin_key_usage: {
+    method: 'GET',
+    url: '/admin/keys/:id/usage',
+    scope: 'admin:keys',
+    summary: "An API key's units used and left, and its requests and 429s per route over 24 h (operator)",
+    tag: 'admin',
+  },
 } as const satisfies Record<string, RouteEntry>;
 
 export type Operation = keyof typeof ROUTES;

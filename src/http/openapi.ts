@@ -159,7 +159,7 @@ export function openapiOptions(settings: Settings): SwaggerOptions {
             type: 'apiKey',
             in: 'header',
             name: 'x-api-key',
-            description: `Scopes (each operation names its own in x-lp-scope; \`*\` grants all): ${SCOPES.join(', ')}.`,
+            description: `Scopes (each operation names its own in x-lp-scope; \`*\` grants all but the operator scope admin:keys, which is only granted by name): ${SCOPES.join(', ')}.`,
           },
         },
         schemas: { Problem: problemSchema(settings), EventData },

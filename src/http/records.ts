@@ -321,6 +321,53 @@ const WebhookEndpoint = Type.Object(
   },
   { additionalProperties: false },
 );
+/** An API key as operators see it (never its hash; the secret only in the answer to its creation). */
+const ApiKeyInfo = Type.Object(
+  {
+    key_id: Str(),
+    plan: Type.Union(['playground', 'developer', 'builder', 'partner'].map((p) => Type.Literal(p))),
+    limits: Type.Record(Type.String(), Type.Integer(), { description: "Overrides of the plan's limits" }),
+    scopes: Type.Array(Str()),
+    origins: Type.Array(Str()),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
+    expires_at: Nullable(Time),
+    created_at: Time,
+    last_used_at: Nullable(Time),
+    key: Type.Optional(Str('The key itself: shown this once, stored by nobody')),
+  },
+  { additionalProperties: false },
+);
+const KeyUsageRecord = Type.Object(
+  {
+    key_id: Str(),
+    plan: Str(),
+    windows: Type.Array(
+      Type.Object(
+        {
+          window: Type.Union([Type.Literal('minute'), Type.Literal('day'), Type.Literal('month')]),
+          limit: Type.Integer(),
+          used: Type.Integer({ description: 'Units charged in this window so far' }),
+          remaining: Type.Integer(),
+          resets_at: Time,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    operations: Type.Array(
+      Type.Object(
+        {
+          operation: Str('The route (its operationId)'),
+          requests: Type.Integer({ description: 'Requests that reached admission, 429s included' }),
+          rejected: Type.Integer({ description: 'Of those, answered 429' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Since `since`: this hour and the 23 before it' },
+    ),
+    since: Time,
+  },
+  { additionalProperties: false },
+);
 const WebhookDelivery = Type.Object(
   {
     event_id: Str('webhook-id of every attempt'),
@@ -418,4 +465,10 @@ export const RESPONSE_BODIES: Partial<Record<Operation, TSchema>> = {
   webhook_rotate_secret: one(WebhookEndpoint),
   webhook_test: one(Type.Object({ id: Str(), event_id: Str() })),
   webhook_deliveries: page(WebhookDelivery),
+  admin_keys_list: Type.Object({ data: Type.Array(ApiKeyInfo), meta: Meta }),
+  admin_key_create: one(ApiKeyInfo),
+  admin_key_detail: one(ApiKeyInfo),
+  admin_key_update: one(ApiKeyInfo),
+  admin_key_revoke: one(ApiKeyInfo),
+  admin_key_usage: one(KeyUsageRecord),
 };

@@ -15,9 +15,15 @@ export const PREPARE_SCOPES = [
   'announcements:prepare',
   'webhooks:manage',
 ] as const;
-export const SCOPES = [...READ_SCOPES, ...PREPARE_SCOPES] as const;
+/** Operator scopes: granted only by name, never by `*` (a tenant's key must not manage other keys). */
+export const ADMIN_SCOPES = ['admin:keys'] as const;
+export const SCOPES = [...READ_SCOPES, ...PREPARE_SCOPES, ...ADMIN_SCOPES] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
+}
+
+export function isAdminScope(value: string): boolean {
+  return (ADMIN_SCOPES as readonly string[]).includes(value);
 }

@@ -173,3 +173,29 @@ export const REQUEST_BODIES: Partial<Record<Operation, TSchema>> = {
   dividend_claim_prepare: DividendClaimBody,
   fee_claim_prepare: FeeClaimBody,
 };
+
+/** Limit overrides of one key: positive whole numbers for the plan's fields (checked beside the schema). */
+const KeyLimits = Type.Record(Type.String({ maxLength: 64 }), Type.Integer({ minimum: 1 }), {
+  maxProperties: 16,
+});
+
+export const AdminKeyCreateBody = Type.Object(
+  {
+    plan: StringEnum(['playground', 'developer', 'builder', 'partner']),
+    scopes: Type.Array(Type.String({ maxLength: 64 }), {
+      maxItems: 32,
+      description: "Scope names, or ['*'] (every tenant scope); empty: every read scope",
+    }),
+    origins: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 32 })),
+    expires_at: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$',
+        description: 'RFC 3339 date-time, in the future',
+      }),
+    ),
+    limits: Type.Optional(KeyLimits),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminKeyUpdateBody = Type.Object({ limits: KeyLimits }, { additionalProperties: false });

@@ -1,6 +1,6 @@
 // API keys: `<prefix>launch_<8 hex key id>_<secret>`. Only the key id and a SHA-256 of the secret are stored.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isScope, READ_SCOPES, SCOPES, type Scope } from '../http/scopes.ts';
+import { isAdminScope, isScope, READ_SCOPES, SCOPES, type Scope } from '../http/scopes.ts';
 import type { ApiKeyTable, Database } from './db.ts';
 
 export const PLANS = ['playground', 'developer', 'builder', 'partner'] as const;
@@ -62,11 +62,12 @@ export function normaliseOrigin(value: string): string {
 
 function normaliseScopes(scopes: string[]): string[] {
   if (scopes.length === 0) return [...READ_SCOPES];
-  if (scopes.includes('*')) return ['*'];
-  const unknown = scopes.filter((s) => !isScope(s));
+  const unknown = scopes.filter((s) => s !== '*' && !isScope(s));
   if (unknown.length > 0) {
     throw new KeyOptionError(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')}, or '*')`);
   }
+  // '*' stands for every tenant scope; operator scopes are kept beside it, as they are only ever named.
+  if (scopes.includes('*')) return ['*', ...[...new Set(scopes.filter(isAdminScope))].sort()];
   return [...new Set(scopes)].sort();
 }
 
@@ -85,8 +86,9 @@ function toRecord(row: ApiKeyTable): ApiKeyRecord {
   };
 }
 
+/** Whether the key may use the scope: `*` grants every scope but the operator ones. */
 export function hasScope(record: ApiKeyRecord, scope: Scope): boolean {
-  return record.scopes.has('*') || record.scopes.has(scope);
+  return record.scopes.has(scope) || (record.scopes.has('*') && !isAdminScope(scope));
 }
 
 export class ApiKeyStore {

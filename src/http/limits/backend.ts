@@ -18,6 +18,19 @@ export interface SlotCheck {
   limit: number;
 }
 
+/**
+ * A request's line in its key's hourly tally (requests and 429s per operation, for usage reports): the
+ * hour's key, the operation's field, and when the tally may go (25 h after the hour began).
+ */
+export interface Tally {
+  key: string;
+  field: string;
+  endMs: number;
+}
+
+/** The refused field of an operation's tally (its requests are counted under the operation's name). */
+export const refusedField = (field: string) => `${field}:429`;
+
 export interface AdmitResult {
   admitted: boolean;
   /** Per counter: its count after this request was charged (or, when refused, as it stands). */
@@ -28,12 +41,16 @@ export interface AdmitResult {
 
 export interface LimiterBackend {
   readonly kind: 'memory' | 'redis' | 'off';
+  /** Admits or refuses; the tally counts the request either way (and its 429). */
   admit(
     counters: CounterCheck[],
     slots: SlotCheck[],
     lease: string,
     nowMs: number,
+    tally?: Tally,
   ): AdmitResult | Promise<AdmitResult>;
+  /** Counters as they stand (0 when absent or ended) and tallies' fields, without charging anything. */
+  peek(counterKeys: string[], tallyKeys: string[], nowMs: number): Promise<PeekResult>;
   release(slots: SlotCheck[], lease: string): void | Promise<void>;
   /** Extends a held lease (Redis leases expire on their own; in process a slot lives until released). */
   renew(slots: SlotCheck[], lease: string, nowMs: number): void | Promise<void>;
@@ -49,6 +66,11 @@ export function overLimit(count: number, cost: number, limit: number): boolean {
   return count + cost > limit && !(count === 0 && cost > limit);
 }
 
+export interface PeekResult {
+  counts: number[];
+  tallies: Record<string, number>[];
+}
+
 const NONE: string[] = [];
 
 /** One process's limits: exact and atomic because JavaScript runs admissions one at a time. */
@@ -60,10 +82,39 @@ export class MemoryBackend implements LimiterBackend {
    * not be kept (a set of them took and dropped one unique entry per request).
    */
   private readonly slots = new Map<string, number>();
+  private readonly tallies = new Map<string, { fields: Map<string, number>; endMs: number }>();
   private sweepIn = 10_000;
 
-  admit(counters: CounterCheck[], slots: SlotCheck[], _lease: string, nowMs: number): AdmitResult {
+  admit(
+    counters: CounterCheck[],
+    slots: SlotCheck[],
+    lease: string,
+    nowMs: number,
+    tally?: Tally,
+  ): AdmitResult {
     if (--this.sweepIn <= 0) this.sweep(nowMs);
+    const result = this.charge(counters, slots, lease, nowMs);
+    if (tally) {
+      let entry = this.tallies.get(tally.key);
+      if (!entry) this.tallies.set(tally.key, (entry = { fields: new Map(), endMs: tally.endMs }));
+      const add = (field: string) => entry.fields.set(field, (entry.fields.get(field) ?? 0) + 1);
+      add(tally.field);
+      if (!result.admitted) add(refusedField(tally.field));
+    }
+    return result;
+  }
+
+  async peek(counterKeys: string[], tallyKeys: string[], nowMs: number): Promise<PeekResult> {
+    return {
+      counts: counterKeys.map((k) => {
+        const entry = this.counters.get(k);
+        return entry && entry.endMs > nowMs ? entry.count : 0;
+      }),
+      tallies: tallyKeys.map((k) => Object.fromEntries(this.tallies.get(k)?.fields ?? [])),
+    };
+  }
+
+  private charge(counters: CounterCheck[], slots: SlotCheck[], _lease: string, nowMs: number): AdmitResult {
     let refused: string[] | undefined;
     const counts: number[] = new Array(counters.length);
     for (let i = 0; i < counters.length; i++) {
@@ -101,6 +152,7 @@ export class MemoryBackend implements LimiterBackend {
   private sweep(nowMs: number) {
     this.sweepIn = 10_000;
     for (const [key, entry] of this.counters) if (entry.endMs <= nowMs) this.counters.delete(key);
+    for (const [key, entry] of this.tallies) if (entry.endMs <= nowMs) this.tallies.delete(key);
   }
 
   async ping() {}

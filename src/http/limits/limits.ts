@@ -10,7 +10,10 @@ import {
   type CounterCheck,
   type LimiterBackend,
   MemoryBackend,
+  type PeekResult,
+  refusedField,
   type SlotCheck,
+  type Tally,
 } from './backend.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING, type Subject } from './ceilings.ts';
 import { telemetry } from '../../telemetry.ts';
@@ -134,6 +137,29 @@ interface KeyPolicies {
   until: number;
   policies: Policy[];
   checks: CounterCheck[];
+  /** The key's tally of this hour. */
+  tallyKey: string;
+  tallyEndMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+/** Hours a usage report sums (this one and the 23 before); a tally is kept one hour longer. */
+const TALLY_HOURS = 24;
+
+/** A key's use of one window: units used and left, and when the window ends. */
+export interface WindowUsage {
+  window: 'minute' | 'day' | 'month';
+  limit: number;
+  used: number;
+  remaining: number;
+  resets_at: string;
+}
+
+/** What a key has used: its windows, and per operation its requests and 429s over the last 24 hours. */
+export interface KeyUsage {
+  windows: WindowUsage[];
+  operations: { operation: string; requests: number; rejected: number }[];
+  since: string;
 }
 
 export class Limiter {
@@ -163,7 +189,15 @@ export class Limiter {
       rate: true,
     }));
     const checks = policies.map((p) => p.check);
-    const built = { units, until: Math.min(...checks.map((c) => c.endMs)), policies, checks };
+    const hour = Math.floor(now / HOUR_MS);
+    const built = {
+      units,
+      until: Math.min(...checks.map((c) => c.endMs), (hour + 1) * HOUR_MS),
+      policies,
+      checks,
+      tallyKey: this.tallyKey(key.keyId, hour),
+      tallyEndMs: (hour + TALLY_HOURS + 1) * HOUR_MS,
+    };
     this.keyWindows.set(key, built);
     return built;
   }
@@ -178,6 +212,62 @@ export class Limiter {
   ) {
     const w = windowAt(window, now);
     return { policy, key: `${this.namespace}:c:${policy}:${subject}:${w.id}`, limit, cost, endMs: w.endMs };
+  }
+
+  private tallyKey(keyId: string, hour: number) {
+    return `${this.namespace}:t:${keyId}:${hour}`;
+  }
+
+  /**
+   * A key's use, from the counters admission charges (so exact across replicas sharing a Redis): units
+   * used and left this minute, day and month, and requests and 429s per operation in the last 24 h.
+   */
+  async usage(key: ApiKeyRecord): Promise<KeyUsage> {
+    const now = this.clock.now();
+    const plan = limitsFor(key);
+    const windows = KEY_WINDOWS.filter((w) => w.window !== 'second').map((w) => ({
+      name: w.window as WindowUsage['window'],
+      check: this.counter(w.policy, key.keyId, w.window, w.limit(plan), 0, now),
+    }));
+    const hour = Math.floor(now / HOUR_MS);
+    const hours = Array.from({ length: TALLY_HOURS }, (_, i) => this.tallyKey(key.keyId, hour - i));
+    let peeked: PeekResult;
+    try {
+      peeked = await this.backend.peek(
+        windows.map((w) => w.check.key),
+        hours,
+        now,
+      );
+    } catch {
+      throw unavailable();
+    }
+    const sums = new Map<string, { requests: number; rejected: number }>();
+    for (const tally of peeked.tallies) {
+      for (const [field, n] of Object.entries(tally)) {
+        const refused = field.endsWith(refusedField(''));
+        const operation = refused ? field.slice(0, -refusedField('').length) : field;
+        const sum = sums.get(operation) ?? { requests: 0, rejected: 0 };
+        if (refused) sum.rejected += n;
+        else sum.requests += n;
+        sums.set(operation, sum);
+      }
+    }
+    return {
+      windows: windows.map((w, i) => {
+        const used = peeked.counts[i] ?? 0;
+        return {
+          window: w.name,
+          limit: w.check.limit,
+          used,
+          remaining: Math.max(0, w.check.limit - used),
+          resets_at: new Date(w.check.endMs).toISOString(),
+        };
+      }),
+      operations: [...sums]
+        .map(([operation, sum]) => ({ operation, ...sum }))
+        .sort((a, b) => b.requests - a.requests || a.operation.localeCompare(b.operation)),
+      since: new Date((hour - TALLY_HOURS + 1) * HOUR_MS).toISOString(),
+    };
   }
 
   /** Uncached key lookups per source (spec: 60 per source per minute); throws quota_exceeded. */
@@ -243,9 +333,10 @@ export class Limiter {
     }
     const lease = slots.length > 0 ? randomUUID() : '';
     const checks = policies === keyPolicies.policies ? keyPolicies.checks : policies.map((p) => p.check);
+    const tally: Tally = { key: keyPolicies.tallyKey, field: input.operation, endMs: keyPolicies.tallyEndMs };
     let result: AdmitResult | Promise<AdmitResult>;
     try {
-      result = this.backend.admit(checks, slots, lease, now);
+      result = this.backend.admit(checks, slots, lease, now, tally);
     } catch {
       throw unavailable();
     }
@@ -399,6 +490,9 @@ class OffBackend implements LimiterBackend {
   readonly kind = 'off' as const;
   admit(): AdmitResult {
     return { admitted: true, counts: [], refused: [] };
+  }
+  async peek(counterKeys: string[], tallyKeys: string[]): Promise<PeekResult> {
+    return { counts: counterKeys.map(() => 0), tallies: tallyKeys.map(() => ({})) };
   }
   release() {}
   renew() {}

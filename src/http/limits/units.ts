@@ -51,6 +51,13 @@ export const UNITS: Record<Operation, UnitRule> = {
   // The combined form costs what its focused route costs: 10 for update_profile, else 3.
   metadata_legacy_prepare: { base: 3 },
   launch_prepare: { base: 20 },
+  // Operator routes cost what a read costs: an operator's key has its own budget.
+  admin_keys_list: { base: 2 },
+  admin_key_create: { base: 2 },
+  admin_key_detail: { base: 1 },
+  admin_key_update: { base: 2 },
+  admin_key_revoke: { base: 2 },
+  admin_key_usage: { base: 1 },
 };
 
 export interface WeighInput {
