@@ -14,6 +14,8 @@ export interface TelemetrySink {
   streamEnded(reason: string): void;
   /** A webhook attempt's outcome: `delivered`, `retry` (failed, tried again later) or `failed` (gave up). */
   webhookDelivery(outcome: string): void;
+  /** A pin (launch image or metadata document): `ok` or `error`, and how long it took. */
+  pin(outcome: 'ok' | 'error', seconds: number): void;
 }
 
 const none: TelemetrySink = {
@@ -25,6 +27,7 @@ const none: TelemetrySink = {
   eventSent() {},
   streamEnded() {},
   webhookDelivery() {},
+  pin() {},
 };
 let sink: TelemetrySink = none;
 
@@ -42,4 +45,5 @@ export const telemetry: TelemetrySink = {
   eventSent: (...a) => sink.eventSent(...a),
   streamEnded: (...a) => sink.streamEnded(...a),
   webhookDelivery: (...a) => sink.webhookDelivery(...a),
+  pin: (...a) => sink.pin(...a),
 };

@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client) at /metrics: requests by route and status with latency, RPC calls by
 // chain and method with latency and errors, limiter admissions and refusals by policy, idempotent
 // replays, indexer head lag per chain, failed simulations, event streams open, events sent and streams
-// ended by the gateway. Off unless METRICS_TOKEN is set; then the
+// ended by the gateway, webhook deliveries and backlog, IPFS pins. Off unless METRICS_TOKEN is set; then the
 // scrape needs `Authorization: Bearer <METRICS_TOKEN>`.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -73,6 +73,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly pins = new Histogram({
+    name: 'launchpad_ipfs_pin_duration_seconds',
+    help: 'Pins of launch images and metadata documents (this node, and the pinning service when set), by outcome',
+    labelNames: ['outcome'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
   constructor(database: Database, monitor: ChainMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'launchpad_' });
     new Gauge({
@@ -120,6 +128,7 @@ export class Metrics {
       eventSent: (event) => this.eventsSent.inc({ event }),
       streamEnded: (reason) => this.streamsEnded.inc({ reason }),
       webhookDelivery: (outcome) => this.webhookDeliveries.inc({ outcome }),
+      pin: (outcome, seconds) => this.pins.observe({ outcome }, seconds),
     });
   }
 

@@ -12,6 +12,7 @@ import { SqlBlockstore } from './blockstore.ts';
 import type { IpfsNode } from './ipfsNode.ts';
 import { parseCid } from './ipfsNode.ts';
 import { pinRemotely, type RemotePinning } from './remotePinning.ts';
+import { telemetry } from '../telemetry.ts';
 
 /** The largest pinned file: a 2 MB image with room to spare. */
 const MAX_PINNED_BYTES = 4 * 1024 * 1024;
@@ -31,6 +32,18 @@ export class IpfsPinStore implements PinStore {
   ) {}
 
   async pin(content: Uint8Array, contentType: string): Promise<string> {
+    const started = performance.now();
+    try {
+      const cid = await this.store(content, contentType);
+      telemetry.pin('ok', (performance.now() - started) / 1000);
+      return cid;
+    } catch (err) {
+      telemetry.pin('error', (performance.now() - started) / 1000);
+      throw err;
+    }
+  }
+
+  private async store(content: Uint8Array, contentType: string): Promise<string> {
     const cid = await this.node.add(content);
     const text = cid.toString();
     await this.database.db
