@@ -156,6 +156,8 @@ export async function startRig(vesting: VestingDuringRun): Promise<Rig> {
       dataDir: join(dir, 'devnet'),
       basePort: await freePortRange(4),
       behindS: DAY,
+      // The fresh index at the end reads each launch at its block: every state of the run is kept.
+      keepStates: 100_000,
     });
     stops.push(() => devnet.stop());
     const base = devnet.chains.find((c) => c.chain_id === 8453) as Devnet['chains'][number];

@@ -56,13 +56,15 @@ async function portFree(port: number): Promise<boolean> {
  * One anvil. With `blockTimeS` > 0 it mines an empty block every so often beside automine (anvil's
  * mixed mining), so the chain's clock moves while it is idle, as a real chain's does; transactions are
  * still mined at once. With `behindS` its clock starts that far behind the wall clock (and stays so until
- * a block is stamped later: see `catchUpClock`).
+ * a block is stamped later: see `catchUpClock`). anvil answers calls at past blocks only for its recent
+ * states (a few thousand); `keepStates` keeps more on disk, for a long run indexed again from its start.
  */
 export async function startAnvil(
   chainId: number,
   port: number,
   blockTimeS = 0,
   behindS = 0,
+  keepStates?: number,
 ): Promise<AnvilNode> {
   if (!(await portFree(port)))
     throw new CliError(`devnet port ${port} (chain ${chainId}) is already in use; set DEVNET_PORT`);
@@ -83,6 +85,7 @@ export async function startAnvil(
       '--silent',
       ...(blockTimeS > 0 ? ['--block-time', String(blockTimeS), '--mixed-mining'] : []),
       ...(behindS > 0 ? ['--timestamp', String(Math.floor(Date.now() / 1000) - behindS)] : []),
+      ...(keepStates ? ['--max-persisted-states', String(keepStates)] : []),
     ],
     { stdio: ['pipe', 'ignore', 'pipe'] },
   );

@@ -446,6 +446,8 @@ export async function startDevnet(opts: {
    * `catchUpClock()`: history to set up first (a vesting step that unlocks a day after its launch).
    */
   behindS?: number;
+  /** Past states each anvil keeps for calls at old blocks (its default keeps a few thousand). */
+  keepStates?: number;
 }): Promise<Devnet> {
   const started = Date.now();
   const nodes: AnvilNode[] = [];
@@ -455,7 +457,13 @@ export async function startDevnet(opts: {
   try {
     const launched = await Promise.allSettled(
       CHAIN_IDS.map((id, i) =>
-        startAnvil(id, opts.basePort + i, opts.blockTimeS ?? DEVNET_BLOCK_TIME_S, opts.behindS),
+        startAnvil(
+          id,
+          opts.basePort + i,
+          opts.blockTimeS ?? DEVNET_BLOCK_TIME_S,
+          opts.behindS,
+          opts.keepStates,
+        ),
       ),
     );
     for (const r of launched) if (r.status === 'fulfilled') nodes.push(r.value);
