@@ -8,9 +8,9 @@ import { PLAN_LIMITS } from './http/limits/plans.ts';
 import { type Devnet, startDevnet } from './devnet/devnet.ts';
 import { startIndexer } from './indexer/indexer.ts';
 import { SaltMiner } from './launchpad/saltMiner.ts';
-import { CHAIN_IDS, CHAINS } from './launchpad/chains.ts';
+import { CHAIN_IDS, CHAINS, isChainId } from './launchpad/chains.ts';
 import { Deployments } from './launchpad/deployments.ts';
-import { runDemo } from './demo.ts';
+import { DEMO_CHAIN, runDemo } from './demo.ts';
 import { checkDeployments, type DeploymentCheck } from './operations/checkDeployment.ts';
 import { CliError, holdLock } from './lock.ts';
 import { renderOpenapi } from './openapiDocument.ts';
@@ -63,11 +63,12 @@ launchpad keys usage [<key_id>] [--json] [--base-url <url> --key <admin key>]
     },
   },
   demo: {
-    usage: `launchpad demo [--base-url <url>] [--key <api key>]
-  Walks the product against a running devnet gateway with the devnet's accounts: config, launch, index,
-  buy, sell through Permit2, fee claim, announcement, trades and holders. Exit 0 only if every step
-  landed on chain. Defaults: http://127.0.0.1:$PORT/v1, a new developer key in the data dir's database.`,
-    options: { 'base-url': { type: 'string' }, key: { type: 'string' } },
+    usage: `launchpad demo [--chain <8453|4663|143|5042>] [--base-url <url>] [--key <api key>]
+  Walks the product against a running devnet gateway with the devnet's accounts, on one chain with its
+  own suite, token mode, quote and router: config, launch, index, buy, sell through Permit2, fee claim,
+  announcement, trades and holders. Exit 0 only if every step landed on chain. Defaults: chain 8453,
+  http://127.0.0.1:$PORT/v1, a new developer key in the data dir's database.`,
+    options: { chain: { type: 'string' }, 'base-url': { type: 'string' }, key: { type: 'string' } },
   },
   watch: {
     usage: `launchpad watch [--base-url <url>] [--key <api key>] [--chain <id>] [--types <list>]
@@ -349,7 +350,10 @@ function table(checks: DeploymentCheck[]): string {
 }
 
 /** `launchpad demo`: the product walked against a running devnet gateway. */
-async function demo(flags: { 'base-url'?: string; key?: string }) {
+async function demo(flags: { chain?: string; 'base-url'?: string; key?: string }) {
+  const chainId = flags.chain === undefined ? DEMO_CHAIN : Number(flags.chain);
+  if (!isChainId(chainId))
+    throw new UsageError(`--chain must be one of ${CHAIN_IDS.join(', ')}, got "${flags.chain}"`);
   const settings = loadSettings();
   const baseUrl = flags['base-url'] ?? `http://127.0.0.1:${settings.port}/v1`;
   let key = flags.key ?? process.env.LAUNCHPAD_API_KEY;
@@ -366,7 +370,7 @@ async function demo(flags: { 'base-url'?: string; key?: string }) {
       await database.close();
     }
   }
-  await runDemo({ baseUrl, apiKey: key, dataDir: settings.dataDir });
+  await runDemo({ baseUrl, apiKey: key, dataDir: settings.dataDir, chainId });
 }
 
 interface WatchFlags {
@@ -567,7 +571,7 @@ async function main(argv: string[]) {
     case 'keys':
       return keys(values as KeyFlags, positionals);
     case 'demo':
-      return demo(values as { 'base-url'?: string; key?: string });
+      return demo(values as { chain?: string; 'base-url'?: string; key?: string });
     case 'doctor':
       return doctor(Boolean((values as { json?: boolean }).json));
     case 'watch':

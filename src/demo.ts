@@ -1,7 +1,9 @@
-// `launchpad demo`: walks the whole product against a running devnet gateway with the devnet's accounts,
-// through the typed client (src/client): config → launch → index → buy (native) → sell (Permit2 signature)
-// → fee claim → announcement → trades and holders, with the live event stream printing the launch and
-// trades as they are indexed. Each plan is signed locally by the account (a wallet
+// `launchpad demo [--chain <id>]`: walks the whole product against a running devnet gateway with the
+// devnet's accounts, through the typed client (src/client), on any of the four chains with that chain's
+// own suite, token mode, quote and router: config → launch (with the creation fee in the currency the
+// suite asks) → index → buy (the native currency, or the chain's first token quote through Permit2) → sell
+// (Permit2 signature) → fee claim → announcement → trades and holders, with the live event stream
+// printing the launch and trades as they are indexed. Each plan is signed locally by the account (a wallet
 // would do the same) and sent raw; a step counts only when its transaction succeeded on chain.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ import {
   erc20Abi,
   type Hex,
   http,
+  formatUnits,
   type PublicClient,
   zeroAddress,
 } from 'viem';
@@ -24,11 +27,13 @@ import {
   streamEvents,
 } from './client/index.ts';
 import { describeEvent } from './watch.ts';
+import type { ChainId } from './launchpad/chains.ts';
 import { CliError } from './lock.ts';
 
 /** anvil's default accounts (the devnet runs anvil with its default mnemonic). */
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
-const CHAIN_ID = 8453;
+/** The chain walked when none is named. */
+export const DEMO_CHAIN: ChainId = 8453;
 // A real 1×1 PNG.
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -39,6 +44,8 @@ export interface DemoInput {
   apiKey: string;
   /** The data dir of the devnet (its devnet.json lists the RPC URLs and accounts). */
   dataDir: string;
+  /** The chain to walk (default 8453). */
+  chainId?: ChainId;
   log?: (line: string) => void;
 }
 
@@ -55,6 +62,7 @@ export class DemoError extends CliError {}
 /** Runs the walk; resolves when every step landed on chain, rejects with the first that did not. */
 export async function runDemo(input: DemoInput): Promise<void> {
   const log = input.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const CHAIN_ID = input.chainId ?? DEMO_CHAIN;
   const devnet = JSON.parse(readFileSync(join(input.dataDir, 'devnet.json'), 'utf8')) as {
     chains: { chain_id: number; rpc_url: string; accounts: Address[] }[];
   };
@@ -97,8 +105,17 @@ export async function runDemo(input: DemoInput): Promise<void> {
   ).data;
   const suite = (config.suites ?? []).find((s) => s.creation_available);
   if (!suite) throw new DemoError(`chain ${CHAIN_ID} has no suite that can create launches`);
+  // The native currency where the suite pairs with it, else its first standard token quote (Arc: USDC).
+  const suiteQuotes = (config.quotes ?? []).filter(
+    (q) => q.suite_id === suite.id && q.selectable && q.route === 'standard',
+  );
+  const quote = suiteQuotes.find((q) => q.address === zeroAddress) ?? suiteQuotes[0];
+  if (!quote) throw new DemoError(`chain ${CHAIN_ID}: suite ${suite.id} has no standard quote`);
+  const native = quote.address === zeroAddress;
+  const units = (raw: string | bigint, decimals: number, symbol: string) =>
+    `${formatUnits(BigInt(raw), decimals)} ${symbol}`;
   log(
-    `config      chain ${CHAIN_ID} (${config.chain.name}), suite ${suite.id} at block ${config.as_of_block}`,
+    `config      chain ${CHAIN_ID} (${config.chain.name}), suite ${suite.id} (${suite.token_mode ?? 'erc20'} tokens), quote ${quote.symbol}, at block ${config.as_of_block}`,
   );
   log(`            proves: suites and quotes read live from the factory at one pinned block`);
 
@@ -131,7 +148,7 @@ export async function runDemo(input: DemoInput): Promise<void> {
         chain_id: CHAIN_ID,
         creator: creator.address,
         market: 'standard',
-        quote_address: zeroAddress,
+        quote_address: quote.address,
         token: {
           name: 'Demo Launch',
           symbol: 'DEMO',
@@ -147,7 +164,10 @@ export async function runDemo(input: DemoInput): Promise<void> {
   const token = launch.predicted_token_address as Address;
   const code = await rpc.getCode({ address: token });
   if (!code || code === '0x') throw new DemoError(`no token at the predicted address ${token}`);
-  log(`launch      ${token} created by ${creator.address} (fee ${launch.creation_fee.amount_raw} wei)`);
+  const fee = launch.creation_fee;
+  log(
+    `launch      ${token} created by ${creator.address} (fee ${units(fee.amount_raw, fee.decimals, fee.symbol)}; steps ${(launch.steps as Step[]).map((x) => x.id).join(', ')})`,
+  );
   log(
     `            proves: the plan simulated at block ${launch.observed_block} executes; the address was predicted`,
   );
@@ -162,8 +182,8 @@ export async function runDemo(input: DemoInput): Promise<void> {
   log(`index       GET /v1/tokens/${CHAIN_ID}/${token} answers`);
   log(`            proves: the indexer followed the factory's Launched event`);
 
-  // 4. Buy with the native currency.
-  const buyAmount = 10n ** 16n;
+  // 4. Buy with the quote: 0.01 of the native currency, or 10 of a token quote (approval and permit first).
+  const buyAmount = native ? 10n ** 16n : 10n * 10n ** BigInt(quote.decimals);
   /** The trader's quote for one side of the token, 1% slippage. */
   const quoteFor = async (side: 'buy' | 'sell', amount: bigint) =>
     ok(
@@ -208,19 +228,29 @@ export async function runDemo(input: DemoInput): Promise<void> {
   if (bought < BigInt(buyQuote.minimum_out_raw))
     throw new DemoError(`the buy received ${bought}, below the quoted minimum ${buyQuote.minimum_out_raw}`);
   log(
-    `buy         ${buyAmount} wei → ${bought} tokens (quoted ${buyQuote.expected_out_raw}, fee ${buyQuote.fee.amount_raw})`,
+    `buy         ${units(buyAmount, quote.decimals, quote.symbol)} → ${formatUnits(bought, 18)} tokens (quoted ${formatUnits(BigInt(buyQuote.expected_out_raw), 18)}; steps ${stepIds(buyQuote)})`,
   );
-  log(`            proves: quote → prepare → Universal Router swap; the output met the quoted minimum`);
+  log(
+    `            proves: quote → prepare → the swap through the chain's router; the output met the quoted minimum`,
+  );
 
   // 5. Sell half through Permit2: an approval transaction, a PermitSingle signature, then the swap.
   const sellAmount = bought / 2n;
   const sellQuote = await quoteFor('sell', sellAmount);
-  const nativeBefore = await rpc.getBalance({ address: trader.address });
+  const quoteBalance = () =>
+    native
+      ? rpc.getBalance({ address: trader.address })
+      : balanceOf(rpc, quote.address as Address, trader.address);
+  const quoteBefore = await quoteBalance();
   const sold = await swap(api, send, trader.address, sellQuote);
   if (!sold.signed) throw new DemoError('the sell asked for no Permit2 signature');
-  const nativeAfter = await rpc.getBalance({ address: trader.address });
+  const received = (await quoteBalance()) - quoteBefore;
+  if (!native && received < BigInt(sellQuote.minimum_out_raw))
+    throw new DemoError(
+      `the sell received ${received}, below the quoted minimum ${sellQuote.minimum_out_raw}`,
+    );
   log(
-    `sell        ${sellAmount} tokens → native (quoted ${sellQuote.expected_out_raw} wei; balance moved by ${nativeAfter - nativeBefore} after gas)`,
+    `sell        ${formatUnits(sellAmount, 18)} tokens → ${units(received, quote.decimals, quote.symbol)}${native ? ' after gas' : ''} (quoted ${units(sellQuote.expected_out_raw, quote.decimals, quote.symbol)})`,
   );
   log(
     `            proves: Permit2 approval + EIP-712 PermitSingle signed by the wallet, accepted by the router`,
@@ -303,6 +333,8 @@ export async function runDemo(input: DemoInput): Promise<void> {
   log(`            proves: push without polling, each event's record as the read routes give it`);
   log('demo: every step landed on chain');
 }
+
+const stepIds = (q: { steps: unknown[] }) => (q.steps as Step[]).map((x) => x.id).join(', ') || 'none';
 
 /** Quote steps (approval transactions, a Permit2 signature), then prepare and send the swap. */
 async function swap(

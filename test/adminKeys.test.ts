@@ -137,6 +137,12 @@ describe('operator key routes', () => {
   it('refuse bad input with the right problem', async () => {
     const create = (body: unknown) => adminCall(a, '/v1/admin/keys', { method: 'POST', body });
     expectProblem(await create({ plan: 'developer', scopes: ['nope:read'] }), 400, 'invalid_parameter');
+    const origin = expectProblem(
+      await create({ plan: 'developer', scopes: [], origins: ['ftp://x'] }),
+      400,
+      'invalid_parameter',
+    );
+    expect(origin.invalid_parameters[0].name).toBe('origins');
     expectProblem(await create({ plan: 'gold', scopes: [] }), 400, 'invalid_parameter');
     expectProblem(await create({ plan: 'developer', scopes: [], extra: 1 }), 400, 'unknown_parameter');
     expectProblem(
@@ -170,17 +176,22 @@ describe('operator key routes', () => {
   });
 });
 
-describe('usage', () => {
-  it('is exact after a burst across two replicas, through the route and `launchpad keys usage`', async () => {
-    const made = await adminCall(a, '/v1/admin/keys', {
+/** A new read key made through `replica`'s admin route, with `perMinute` units a minute. */
+const readKey = async (replica: Replica, perMinute: number) =>
+  (
+    await adminCall(replica, '/v1/admin/keys', {
       method: 'POST',
       body: {
         plan: 'developer',
         scopes: ['tokens:read'],
-        limits: { unitsPerMinute: 40, burstPerSecond: 1000 },
+        limits: { unitsPerMinute: perMinute, burstPerSecond: 1000 },
       },
-    });
-    const { key, key_id: id } = made.json.data;
+    })
+  ).json.data as { key: string; key_id: string };
+
+describe('usage', () => {
+  it('is exact after a burst across two replicas, through the route and `launchpad keys usage`', async () => {
+    const { key, key_id: id } = await readKey(a, 40);
     await minuteStart();
     const seen = await burst(key, [a, b], 30);
     // The default page of the token list costs 2 units: 20 admitted, 10 refused.
@@ -207,15 +218,7 @@ describe('usage', () => {
 
   it('of a gateway that counts in process: through its route, also for the CLI', async () => {
     const solo = await replicas.start({ REDIS_URL: '' });
-    const made = await adminCall(solo, '/v1/admin/keys', {
-      method: 'POST',
-      body: {
-        plan: 'developer',
-        scopes: ['tokens:read'],
-        limits: { unitsPerMinute: 10, burstPerSecond: 1000 },
-      },
-    });
-    const { key, key_id: id } = made.json.data;
+    const { key, key_id: id } = await readKey(solo, 10);
     await minuteStart();
     expect(await burst(key, [solo], 7)).toEqual({ admitted: 5, refused: 2 });
     const noRedis = await cli(['keys', 'usage', id], { REDIS_URL: '' }).catch((err) => err);

@@ -103,22 +103,39 @@ describe('launchpad start', () => {
     );
     let watched = '';
     watching.stdout?.on('data', (d) => (watched += d));
-    // The demo walks the product against it: every step must land on chain.
-    const demo = await cli(['demo', '--base-url', gw.base, '--key', devKey], { LAUNCHPAD_DATA_DIR: dataDir });
-    for (const step of [
-      'config',
-      'launch',
-      'index',
-      'buy',
-      'sell',
-      'fee claim',
-      'announce',
-      'trades',
-      'stream',
-    ])
-      expect(demo.stdout).toMatch(new RegExp(`^${step} `, 'm'));
-    expect(demo.stdout).toMatch(/^stream .*\btrade\b.*\bbuy\b/m); // the trades, as they were indexed
-    expect(demo.stdout).toContain('demo: every step landed on chain');
+    // The demo walks the product against it: every step must land on chain. On 8453 (B20 tokens, the
+    // native quote), and at once on 4663 (ERC-20 tokens, native ETH) and 5042 (no native quote: USDC
+    // through Permit2, the chain's own swap router).
+    // Each walk its own Developer key (the other two make theirs): one key's burst is 20 a second.
+    const demoOn = (chain: number, key?: string) =>
+      cli(['demo', '--chain', String(chain), '--base-url', gw.base, ...(key ? ['--key', key] : [])], {
+        LAUNCHPAD_DATA_DIR: dataDir,
+      });
+    const [demo, robinhood, arc] = await Promise.all([demoOn(8453, devKey), demoOn(4663), demoOn(5042)]);
+    for (const walk of [demo, robinhood, arc]) {
+      for (const step of [
+        'config',
+        'launch',
+        'index',
+        'buy',
+        'sell',
+        'fee claim',
+        'announce',
+        'trades',
+        'stream',
+      ])
+        expect(walk.stdout).toMatch(new RegExp(`^${step} `, 'm'));
+      expect(walk.stdout).toMatch(/^stream .*\btrade\b.*\bbuy\b/m); // the trades, as they were indexed
+      expect(walk.stdout).toContain('demo: every step landed on chain');
+    }
+    expect(demo.stdout).toMatch(/^config .*chain 8453 .*\(b20 tokens\), quote ETH/m);
+    expect(robinhood.stdout).toMatch(/^config .*chain 4663 .*\(erc20 tokens\), quote ETH/m);
+    expect(arc.stdout).toMatch(/^config .*chain 5042 .*quote USDC/m);
+    expect(arc.stdout).toMatch(/^buy .*steps approve-permit2, permit2-signature/m);
+    await expect(cli(['demo', '--chain', '1'], { LAUNCHPAD_DATA_DIR: dataDir })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--chain must be one of 8453, 4663, 143, 5042'),
+    });
     const lines = watched
       .split('\n')
       .filter(Boolean)
@@ -138,7 +155,7 @@ describe('launchpad start', () => {
       await expect(fetch(chain.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow();
     }
     // The demo waits out the launch's anti-snipe window (about 20 s) before it buys.
-  }, 90_000);
+  }, 150_000);
 
   it('prints the base URL once ready; keys made by the CLI work against the running server', async () => {
     const env = { LAUNCHPAD_DATA_DIR: tempDir() };

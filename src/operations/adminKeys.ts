@@ -83,7 +83,7 @@ export async function createKey(deps: AdminKeyDeps, input: CreateKeyInput) {
   }
   const created = await deps.store
     .create({ plan: input.plan, scopes: input.scopes, origins: input.origins ?? [], expiresAt, overrides })
-    .catch((err) => invalid(err, 'scopes'));
+    .catch((err) => invalid(err, /origin/.test(String(err?.message)) ? 'origins' : 'scopes'));
   return { ...keyView(created.record, deps.clock.now()), key: created.key };
 }
 
