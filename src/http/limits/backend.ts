@@ -28,8 +28,8 @@ export interface Tally {
   endMs: number;
 }
 
-/** The refused field of an operation's tally (its requests are counted under the operation's name). */
-export const refusedField = (field: string) => `${field}:429`;
+/** Ends the field of an operation's 429s in its tally (its requests are counted under its own name). */
+export const REFUSED_SUFFIX = ':429';
 
 export interface AdmitResult {
   admitted: boolean;
@@ -95,11 +95,13 @@ export class MemoryBackend implements LimiterBackend {
     if (--this.sweepIn <= 0) this.sweep(nowMs);
     const result = this.charge(counters, slots, lease, nowMs);
     if (tally) {
-      let entry = this.tallies.get(tally.key);
-      if (!entry) this.tallies.set(tally.key, (entry = { fields: new Map(), endMs: tally.endMs }));
-      const add = (field: string) => entry.fields.set(field, (entry.fields.get(field) ?? 0) + 1);
-      add(tally.field);
-      if (!result.admitted) add(refusedField(tally.field));
+      let fields = this.tallies.get(tally.key)?.fields;
+      if (!fields) this.tallies.set(tally.key, { fields: (fields = new Map()), endMs: tally.endMs });
+      fields.set(tally.field, (fields.get(tally.field) ?? 0) + 1);
+      if (!result.admitted) {
+        const refused = tally.field + REFUSED_SUFFIX;
+        fields.set(refused, (fields.get(refused) ?? 0) + 1);
+      }
     }
     return result;
   }

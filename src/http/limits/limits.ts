@@ -11,7 +11,7 @@ import {
   type LimiterBackend,
   MemoryBackend,
   type PeekResult,
-  refusedField,
+  REFUSED_SUFFIX,
   type SlotCheck,
   type Tally,
 } from './backend.ts';
@@ -137,7 +137,8 @@ interface KeyPolicies {
   until: number;
   policies: Policy[];
   checks: CounterCheck[];
-  /** The key's tally of this hour. */
+  /** The key's tally of this hour, per operation: one object each, not one per request. */
+  tallies: Map<Operation, Tally>;
   tallyKey: string;
   tallyEndMs: number;
 }
@@ -195,6 +196,7 @@ export class Limiter {
       until: Math.min(...checks.map((c) => c.endMs), (hour + 1) * HOUR_MS),
       policies,
       checks,
+      tallies: new Map(),
       tallyKey: this.tallyKey(key.keyId, hour),
       tallyEndMs: (hour + TALLY_HOURS + 1) * HOUR_MS,
     };
@@ -244,8 +246,8 @@ export class Limiter {
     const sums = new Map<string, { requests: number; rejected: number }>();
     for (const tally of peeked.tallies) {
       for (const [field, n] of Object.entries(tally)) {
-        const refused = field.endsWith(refusedField(''));
-        const operation = refused ? field.slice(0, -refusedField('').length) : field;
+        const refused = field.endsWith(REFUSED_SUFFIX);
+        const operation = refused ? field.slice(0, -REFUSED_SUFFIX.length) : field;
         const sum = sums.get(operation) ?? { requests: 0, rejected: 0 };
         if (refused) sum.rejected += n;
         else sum.requests += n;
@@ -333,7 +335,11 @@ export class Limiter {
     }
     const lease = slots.length > 0 ? randomUUID() : '';
     const checks = policies === keyPolicies.policies ? keyPolicies.checks : policies.map((p) => p.check);
-    const tally: Tally = { key: keyPolicies.tallyKey, field: input.operation, endMs: keyPolicies.tallyEndMs };
+    let tally = keyPolicies.tallies.get(input.operation);
+    if (!tally) {
+      tally = { key: keyPolicies.tallyKey, field: input.operation, endMs: keyPolicies.tallyEndMs };
+      keyPolicies.tallies.set(input.operation, tally);
+    }
     let result: AdmitResult | Promise<AdmitResult>;
     try {
       result = this.backend.admit(checks, slots, lease, now, tally);

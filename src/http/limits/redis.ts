@@ -4,6 +4,7 @@
 // (not Cluster): one admission touches keys of several hash slots.
 import { Redis } from 'ioredis';
 import type { AdmitResult, CounterCheck, LimiterBackend, PeekResult, SlotCheck, Tally } from './backend.ts';
+import { REFUSED_SUFFIX } from './backend.ts';
 
 /** A lease outlives any request; it only matters when a process dies without releasing it. */
 const LEASE_MS = 5 * 60_000;
@@ -27,7 +28,7 @@ local function tally(admitted)
   if redis.call('HINCRBY', key, tallyField, 1) == 1 then
     redis.call('PEXPIRE', key, math.max(1, tonumber(ARGV[7]) - now))
   end
-  if not admitted then redis.call('HINCRBY', key, tallyField .. ':429', 1) end
+  if not admitted then redis.call('HINCRBY', key, tallyField .. '${REFUSED_SUFFIX}', 1) end
 end
 local counts = {}
 local refused = {}
