@@ -529,8 +529,9 @@ export class ChainIndexer {
         .where('chain_id', '=', chain)
         .where('block_number', '>', fork)
         .execute();
-      // Market data: tokens launched above the fork go; rows computed from blocks above it get their
-      // reserves rebuilt from what survives at the next refresh (until then they keep their values).
+      // Market data: tokens launched above the fork go; rows whose reserves counted trades above it get
+      // them rebuilt from what survives at the next refresh (until then they keep their values). Other
+      // rows are extended from the fork (market_state's as_of_block below), not rebuilt.
       await trx
         .deleteFrom('token_market')
         .where('chain_id', '=', chain)
@@ -547,6 +548,13 @@ export class ChainIndexer {
         .set({ rebuild: 1 })
         .where('chain_id', '=', chain)
         .where('as_of_block', '>', fork)
+        .where('address', 'in', (eb) =>
+          eb
+            .selectFrom('trades')
+            .select('token')
+            .where('chain_id', '=', chain)
+            .where('block_number', '>', fork),
+        )
         .execute();
       await trx
         .updateTable('market_state')

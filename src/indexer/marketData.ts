@@ -53,15 +53,12 @@ export const trendingWeight = (now: number) =>
   sql<number>`power(cast(2 as double precision), cast(timestamp - ${now} as double precision) / ${TRENDING_HALF_LIFE_S})`;
 
 /**
- * The trending score over the last 24 h from each trader's summed trendingWeight: each trader's weight
- * is capped at 3, and the score is the sum. It counts trades and traders, not amounts, so tokens of
- * every quote currency rank on one scale.
+ * The trending score is the sum over the last 24 h of each trader's summed trendingWeight, each trader
+ * capped at 3 (cappedWeight), rounded by roundScore. It counts trades and traders, not amounts, so
+ * tokens of every quote currency rank on one scale.
  */
-export function trendingScore(traderWeights: number[]): number {
-  let score = 0;
-  for (const w of traderWeights) score += Math.min(w, TRENDING_CAP_PER_TRADER);
-  return Math.round(score * 1e6) / 1e6;
-}
+/** The stored precision of a trending score. */
+export const roundScore = (score: number) => Math.round(score * 1e6) / 1e6;
 
 /** A double rounded to `places` decimals (prices keep their significant digits instead). */
 function round(x: number, places: number): number {
@@ -70,10 +67,27 @@ function round(x: number, places: number): number {
   return Math.round(x * f) / f;
 }
 
-/** USD as a double for ranking: -1 (ranks last) where the quote has no USD price. */
-export function usdRank(raw: bigint, quote: { decimals: number; usd: number | null }): number {
-  return quote.usd === null ? -1 : Number(decimal(raw, quote.decimals, 6)) * quote.usd;
+/** A raw quote amount in whole quote units as a double, for ranking (stored beside its USD rank). */
+export function quoteRank(raw: bigint, decimals: number): number {
+  return Number(decimal(raw, decimals, 6));
 }
+
+/** USD as a double for ranking: -1 (ranks last) where the quote has no USD price. */
+export function usdRank(quoteValue: number, usd: number | null): number {
+  return usd === null ? -1 : quoteValue * usd;
+}
+
+/** usdRank in SQL over a stored quoteRank column, for a USD price that moved (the same doubles). */
+export const usdRankSql = (
+  column: 'market_cap_quote' | 'liquidity_quote' | 'volume_24h_quote',
+  usd: number | null,
+) => (usd === null ? sql<number>`-1` : sql<number>`${sql.ref(column)} * ${usd}`);
+
+/** The trending score's per-trader cap in SQL, over a column of one trader's summed trendingWeight. */
+export const cappedWeight = (kind: 'sqlite' | 'postgres', weight: string) =>
+  kind === 'postgres'
+    ? sql<number>`least(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`
+    : sql<number>`min(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`;
 
 /**
  * The `market_data` record of a token from its stored row: `data_status` is `fresh` while the row is

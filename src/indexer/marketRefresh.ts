@@ -28,15 +28,20 @@ import {
   decimal,
   marketCap,
   pricePerToken,
-  trendingScore,
+  cappedWeight,
+  quoteRank,
+  roundScore,
   trendingWeight,
   usdRank,
+  usdRankSql,
   WINDOWS,
 } from './marketData.ts';
 
 const CHUNK = 500;
+/** Rows re-priced per statement when the native USD price moved (short transactions, no long locks). */
+const REPRICE_BATCH = 20_000;
 
-/** Refreshes one chain's market data; returns how many tokens were recomputed. */
+/** Refreshes one chain's market data; returns how many tokens were recomputed or re-priced. */
 export async function refreshMarket(opts: {
   chainId: ChainId;
   endpoint: RpcEndpoint;
@@ -63,29 +68,23 @@ export async function refreshMarket(opts: {
     .selectAll()
     .where('chain_id', '=', chainId)
     .executeTakeFirst();
+  // (A reorg lowers the state's as_of_block to its fork: rows above it are extended from there.)
+  const previousBlock = Number(previous?.as_of_block ?? -1);
 
-  const since = previous ? Number(previous.chain_time) - WINDOWS['24h'] : 0;
-  const due = new Set<string>();
-  const add = (rows: { address: string }[]) => rows.forEach((r) => due.add(r.address));
   // The native currency's USD price at this block. When it moved (or first appears, or can no longer
-  // be read), every native- and WETH-quoted token is recomputed, so their USD figures and ranks follow.
+  // be read), every native- and WETH-quoted token is re-priced, so their USD figures and ranks follow.
   const manifest = deployments.get(chainId);
   const native = await nativeUsd(opts.endpoint, manifest?.native_usd_feed as Address | undefined, through);
   const pegged = [zeroAddress, ...(manifest?.weth ? [manifest.weth] : [])];
   const before = previous?.native_usd ?? null;
-  if (
+  const moved =
     (native?.usd ?? null) !== before &&
-    (native === null || before === null || Math.abs(native.usd / before - 1) > USD_MOVE)
-  ) {
-    add(
-      await db
-        .selectFrom('tokens')
-        .select('address')
-        .where('chain_id', '=', chainId)
-        .where('quote_address', 'in', pegged)
-        .execute(),
-    );
-  }
+    (native === null || before === null || Math.abs(native.usd / before - 1) > USD_MOVE);
+
+  // Computed in full: tokens without market data (or without its quote-unit ranks), those a reorg
+  // marked, and those with trades in the last 24 h of the previous refresh or since it.
+  const due = new Set<string>();
+  const add = (rows: { address: string }[]) => rows.forEach((r) => due.add(r.address));
   add(
     await db
       .selectFrom('tokens as t')
@@ -94,21 +93,30 @@ export async function refreshMarket(opts: {
       )
       .select('t.address')
       .where('t.chain_id', '=', chainId)
-      .where((eb) => eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1)]))
+      .where((eb) =>
+        eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
+      )
       .execute(),
   );
+  const sinceBlock = previous
+    ? Math.min(
+        previousBlock + 1,
+        await firstBlockFrom(database, chainId, Number(previous.chain_time) - WINDOWS['24h'], through),
+      )
+    : 0;
   add(
     await db
       .selectFrom('trades')
       .select('token as address')
       .distinct()
       .where('chain_id', '=', chainId)
-      .where((eb) =>
-        eb.or([eb('timestamp', '>=', since), eb('block_number', '>', Number(previous?.as_of_block ?? -1))]),
-      )
+      .where('block_number', '>=', sinceBlock)
+      .where('block_number', '<=', through)
       .execute(),
   );
 
+  // The window's first block bounds its trades by the trades_block index (block times only grow).
+  const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
   const addresses = [...due];
   for (let i = 0; i < addresses.length; i += CHUNK) {
     const chunk = addresses.slice(i, i + CHUNK);
@@ -131,7 +139,7 @@ export async function refreshMarket(opts: {
           .execute()
       )
         .filter((r) => r.rebuild === 0)
-        .map((r) => [r.address, r]),
+        .map((r) => [r.address, { ...r, counted: Math.min(Number(r.as_of_block), previousBlock) }]),
     );
     // Reserves and price from the trades after each stored row (all of them for a token without one).
     const tradesOf = (addresses: string[], afterBlock: number) =>
@@ -153,7 +161,10 @@ export async function refreshMarket(opts: {
         chunk.filter((a) => !stored.has(a)),
         -1,
       )),
-      ...(await tradesOf(extended, Math.min(...extended.map((a) => Number(stored.get(a)?.as_of_block))))),
+      ...(await tradesOf(
+        extended,
+        extended.reduce((low, a) => Math.min(low, stored.get(a)?.counted ?? low), Infinity),
+      )),
     ];
     const byToken = new Map<string, typeof trades>();
     for (const t of trades) {
@@ -161,7 +172,7 @@ export async function refreshMarket(opts: {
       if (own) own.push(t);
       else byToken.set(t.token, [t]);
     }
-    const recent = await recentFigures(database, chainId, chunk, through, chainTime);
+    const recent = await recentFigures(database, chainId, chunk, { through, windowBlock, now: chainTime });
     const live = await liveReads(
       opts,
       // (Trades indexed before prices were recorded carry none.)
@@ -180,14 +191,14 @@ export async function refreshMarket(opts: {
       );
       // The pool's quote reserve: what buys paid in (without the hook's fee) less what sells took out.
       let reserve = BigInt(before?.reserve_quote_raw ?? 0);
-      const counted = Number(before?.as_of_block ?? -1);
+      const counted = before?.counted ?? -1;
       for (const t of own) {
         if (Number(t.block_number) <= counted) continue; // in the stored reserve already
         const amount = BigInt(t.quote_amount_raw);
         const fee = BigInt(t.fee_raw);
         reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
       }
-      const { activity, weights } = recent.get(token.address) ?? { activity: noActivity(), weights: [] };
+      const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
       const q = deployments.quote(chainId, token.suite_id, token.quote_address);
       const usdRef =
         q?.asset_type === 'stablecoin'
@@ -195,8 +206,16 @@ export async function refreshMarket(opts: {
           : pegged.includes(token.quote_address as Address)
             ? native
             : null;
-      const quote = { decimals: q?.decimals ?? 18, usd: usdRef?.usd ?? null };
-      const cap = marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply);
+      const decimals = q?.decimals ?? 18;
+      const ranks = {
+        market_cap_quote: quoteRank(
+          marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply),
+          decimals,
+        ),
+        liquidity_quote: quoteRank(reserve, decimals),
+        volume_24h_quote: quoteRank(BigInt(activity['24h'].volume_quote_raw), decimals),
+      };
+      const usd = usdRef?.usd ?? null;
       return {
         chain_id: chainId,
         address: token.address,
@@ -204,14 +223,15 @@ export async function refreshMarket(opts: {
         sqrt_price_x96: sqrt.toString(),
         reserve_quote_raw: reserve.toString(),
         activity: JSON.stringify(activity),
-        market_cap_usd: usdRank(cap, quote),
-        liquidity_usd: usdRank(reserve, quote),
-        volume_24h_usd: usdRank(BigInt(activity['24h'].volume_quote_raw), quote),
-        trending_score: trendingScore(weights),
+        ...ranks,
+        market_cap_usd: usdRank(ranks.market_cap_quote, usd),
+        liquidity_usd: usdRank(ranks.liquidity_quote, usd),
+        volume_24h_usd: usdRank(ranks.volume_24h_quote, usd),
+        trending_score: score,
         as_of_block: through,
         updated_at: opts.nowMs,
         rebuild: 0,
-        quote_usd: usdRef?.usd ?? null,
+        quote_usd: usd,
         quote_usd_at: usdRef?.at ?? null,
       };
     });
@@ -224,6 +244,9 @@ export async function refreshMarket(opts: {
             sqrt_price_x96: eb.ref('excluded.sqrt_price_x96'),
             reserve_quote_raw: eb.ref('excluded.reserve_quote_raw'),
             activity: eb.ref('excluded.activity'),
+            market_cap_quote: eb.ref('excluded.market_cap_quote'),
+            liquidity_quote: eb.ref('excluded.liquidity_quote'),
+            volume_24h_quote: eb.ref('excluded.volume_24h_quote'),
             market_cap_usd: eb.ref('excluded.market_cap_usd'),
             liquidity_usd: eb.ref('excluded.liquidity_usd'),
             volume_24h_usd: eb.ref('excluded.volume_24h_usd'),
@@ -237,6 +260,10 @@ export async function refreshMarket(opts: {
         )
         .execute();
   }
+  // The rest of the native- and WETH-quoted tokens follow a moved USD price.
+  const repriced = moved
+    ? await reprice(database, chainId, pegged, native, { through, nowMs: opts.nowMs })
+    : 0;
   const next = {
     refreshed_at: opts.nowMs,
     chain_time: chainTime,
@@ -249,7 +276,99 @@ export async function refreshMarket(opts: {
     .values({ chain_id: chainId, ...next })
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
-  return addresses.length;
+  return addresses.length + repriced;
+}
+
+/**
+ * Re-prices the stored rows of native- and WETH-quoted tokens that this refresh did not compute (no
+ * trades since the last one, so their values hold at `through`) at a moved USD price, in the database
+ * and in batches of REPRICE_BATCH rows along the primary key; returns how many rows it re-priced.
+ */
+async function reprice(
+  database: Database,
+  chainId: ChainId,
+  pegged: string[],
+  native: { usd: number; at: number } | null,
+  at: { through: number; nowMs: number },
+): Promise<number> {
+  const { nowMs } = at;
+  const db = database.db;
+  const usd = native?.usd ?? null;
+  let after = '';
+  let count = 0;
+  for (;;) {
+    // The next batch along the primary key, then its rows re-priced (by address range).
+    const batch = await db
+      .selectFrom('token_market as m')
+      .innerJoin('tokens as t', (j) =>
+        j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
+      )
+      .select('m.address')
+      .where('m.chain_id', '=', chainId)
+      .where('m.address', '>', after)
+      .where('t.quote_address', 'in', pegged)
+      .where('m.updated_at', '<>', nowMs)
+      .orderBy('m.address')
+      .offset(REPRICE_BATCH - 1)
+      .limit(1)
+      .executeTakeFirst();
+    const { numUpdatedRows } = await db
+      .updateTable('token_market')
+      .set({
+        market_cap_usd: usdRankSql('market_cap_quote', usd),
+        liquidity_usd: usdRankSql('liquidity_quote', usd),
+        volume_24h_usd: usdRankSql('volume_24h_quote', usd),
+        quote_usd: usd,
+        quote_usd_at: native?.at ?? null,
+        as_of_block: at.through,
+        updated_at: nowMs,
+      })
+      .where('chain_id', '=', chainId)
+      .where('address', '>', after)
+      .$if(batch !== undefined, (q) => q.where('address', '<=', batch?.address as string))
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('tokens as t')
+            .select('t.address')
+            .whereRef('t.chain_id', '=', 'token_market.chain_id')
+            .whereRef('t.address', '=', 'token_market.address')
+            .where('t.quote_address', 'in', pegged),
+        ),
+      )
+      .where('updated_at', '<>', nowMs)
+      .executeTakeFirst();
+    count += Number(numUpdatedRows);
+    if (!batch) return count;
+    after = batch.address;
+  }
+}
+
+/**
+ * The first block at or after chain time `time` among the chain's trades (through + 1 when none is):
+ * a binary search over blocks by the trades_block index, since block times only grow.
+ */
+async function firstBlockFrom(database: Database, chainId: ChainId, time: number, through: number) {
+  const firstTradeFrom = async (block: number) =>
+    database.db
+      .selectFrom('trades')
+      .select(['block_number', 'timestamp'])
+      .where('chain_id', '=', chainId)
+      .where('block_number', '>=', block)
+      .where('block_number', '<=', through)
+      .orderBy('block_number')
+      .limit(1)
+      .executeTakeFirst();
+  let low = 0;
+  let high = through + 1; // the answer lies in [low, high]
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    const trade = await firstTradeFrom(middle);
+    if (!trade) high = middle;
+    else if (Number(trade.timestamp) >= time) high = Math.min(middle, Number(trade.block_number));
+    else low = Number(trade.block_number) + 1;
+  }
+  const trade = await firstTradeFrom(low);
+  return trade ? Number(trade.block_number) : through + 1;
 }
 
 /** Activity of a token without trades in any window. */
@@ -259,62 +378,66 @@ const noActivity = () =>
   ) as Activity;
 
 /**
- * Each token's last 24 h at chain time `now`, summed by the database per token and trader (a busy token
- * has many more trades than traders): trades and quote volume per window, and each trader's trending
- * weight.
+ * Each token's last 24 h at chain time `now`, summed by the database: per token and trader (trades
+ * and quote volume per window, the trader's trending weight), then per token with each trader's
+ * weight capped.
  */
 async function recentFigures(
   database: Database,
   chainId: ChainId,
   tokens: string[],
-  through: number,
-  now: number,
-): Promise<Map<string, { activity: Activity; weights: number[] }>> {
+  at: { through: number; windowBlock: number; now: number },
+): Promise<Map<string, { activity: Activity; score: number }>> {
+  const { now } = at;
   const windows = Object.entries(WINDOWS) as [keyof typeof WINDOWS, number][];
-  const rows = await database.db
-    .selectFrom('trades')
-    .select(['token', 'trader'])
-    .select(
-      windows.flatMap(([name, seconds]) => [
-        sql<number | string>`sum(case when timestamp > ${now - seconds} then 1 else 0 end)`.as(`n_${name}`),
-        amountSum(database.kind, sql`case when timestamp > ${now - seconds} then quote_amount_raw end`).as(
-          `v_${name}`,
-        ),
-      ]),
-    )
-    .select(
-      sql<number>`sum(case when timestamp <= ${now} then ${trendingWeight(now)} else 0 end)`.as('weight'),
-    )
-    .where('chain_id', '=', chainId)
-    .where('token', 'in', tokens)
-    .where('block_number', '<=', through)
-    .where('timestamp', '>=', now - WINDOWS['24h'])
-    .groupBy(['token', 'trader'])
-    .execute();
-  // Each token's sums over its traders' rows.
-  const sums = new Map<string, { trades: number[]; volumes: bigint[]; weights: number[] }>();
-  for (const row of rows as unknown as Record<string, string | number>[]) {
-    const token = String(row.token);
-    let own = sums.get(token);
-    if (!own)
-      sums.set(token, (own = { trades: windows.map(() => 0), volumes: windows.map(() => 0n), weights: [] }));
-    windows.forEach(([name], i) => {
-      (own.trades[i] as number) += Number(row[`n_${name}`]);
-      (own.volumes[i] as bigint) += BigInt(row[`v_${name}`] ?? 0);
-    });
-    own.weights.push(Number(row.weight));
-  }
+  const rows = await database.db.transaction().execute(async (trx) => {
+    // A hot token has hundreds of thousands of traders a day: their sums fit in memory, not in the
+    // default work_mem (else they are sorted on disk).
+    if (database.kind === 'postgres') await sql`set local work_mem = '128MB'`.execute(trx);
+    const perTrader = trx
+      .selectFrom('trades')
+      .select(['token', 'trader'])
+      .select(
+        windows.flatMap(([name, seconds]) => [
+          sql<number | string>`sum(case when timestamp > ${now - seconds} then 1 else 0 end)`.as(`n_${name}`),
+          amountSum(database.kind, sql`case when timestamp > ${now - seconds} then quote_amount_raw end`).as(
+            `v_${name}`,
+          ),
+        ]),
+      )
+      .select(
+        sql<number>`sum(case when timestamp <= ${now} then ${trendingWeight(now)} else 0 end)`.as('weight'),
+      )
+      .where('chain_id', '=', chainId)
+      .where('token', 'in', tokens)
+      .where('block_number', '>=', at.windowBlock)
+      .where('block_number', '<=', at.through)
+      .where('timestamp', '>=', now - WINDOWS['24h'])
+      .groupBy(['token', 'trader']);
+    return trx
+      .selectFrom(perTrader.as('g'))
+      .select('token')
+      .select(
+        windows.flatMap(([name]) => [
+          sql<number | string>`sum(${sql.ref(`n_${name}`)})`.as(`n_${name}`),
+          amountSum(database.kind, sql.ref(`v_${name}`)).as(`v_${name}`),
+        ]),
+      )
+      .select(sql<number>`sum(${cappedWeight(database.kind, 'weight')})`.as('score'))
+      .groupBy('token')
+      .execute();
+  });
   return new Map(
-    [...sums].map(([token, own]) => [
-      token,
+    (rows as unknown as Record<string, string | number>[]).map((row) => [
+      String(row.token),
       {
         activity: Object.fromEntries(
-          windows.map(([name], i) => [
+          windows.map(([name]) => [
             name,
-            { trades: own.trades[i] as number, volume_quote_raw: String(own.volumes[i]) },
+            { trades: Number(row[`n_${name}`]), volume_quote_raw: String(row[`v_${name}`] ?? 0) },
           ]),
         ) as Activity,
-        weights: own.weights,
+        score: roundScore(Number(row.score)),
       },
     ]),
   );

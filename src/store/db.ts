@@ -222,6 +222,10 @@ export interface TokenMarketTable {
   quote_usd: number | null;
   /** Unix seconds of that USD price (the feed's round for native/WETH, the refresh for stablecoins). */
   quote_usd_at: number | string | bigint | null;
+  /** The ranked values in whole quote units (quoteRank), or null before the token's next full refresh. */
+  market_cap_quote: number | null;
+  liquidity_quote: number | null;
+  volume_24h_quote: number | null;
 }
 export interface MarketStateTable {
   chain_id: number;

@@ -515,6 +515,17 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0017_market_at_scale': {
+    async up(db: AnyDb) {
+      // Trades by block: the market refresh's window and "since the last refresh", and a reorg's delete,
+      // read a range instead of every trade of the chain.
+      await db.schema.createIndex('trades_block').on('trades').columns(['chain_id', 'block_number']).execute();
+      // Ranked values in whole quote units (quoteRank): a moved USD price re-ranks a token by one
+      // multiplication in the database. Null until the token's next full computation.
+      for (const column of ['market_cap_quote', 'liquidity_quote', 'volume_24h_quote'])
+        await db.schema.alterTable('token_market').addColumn(column, 'double precision').execute();
+    },
+  },
 });
 
 /**
