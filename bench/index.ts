@@ -275,8 +275,9 @@ export async function benchIndex() {
       .filter((l) => l.startsWith('pass'));
     console.log(`\ningest meanwhile: ${passes.length} passes (${passes.at(-1) ?? ''})`);
     await stops.splice(stops.indexOf(stopIngest), 1)[0]?.();
+    // (Read as shipped: the refresh is measured against the gateway users run, 8 clients meanwhile.)
     const refresh = await marketRefreshAtScale(database, deployments, () =>
-      read(reads['tokens trending'] as string),
+      read(reads['tokens trending'] as string, shared),
     );
     for (const [how, figures] of [
       ['each request reads', results],
@@ -307,7 +308,7 @@ export async function benchIndex() {
       refresh.fullS <= 60,
     );
     target(
-      'token list p99 <= 10 ms during the full market refresh',
+      'token list p99 <= 10 ms during the full market refresh (as shipped)',
       `${refresh.readsDuring.p99.toFixed(1)} ms`,
       refresh.readsDuring.p99 <= 10,
     );
@@ -387,7 +388,7 @@ async function refreshBoth(
     `- incremental right after (tokens with trades since or in the last 24 h): ${incremental.tokens.toLocaleString('en')} tokens in ${incremental.s.toFixed(1)} s`,
   );
   console.log(
-    `- token list by trending meanwhile, ${CLIENTS} clients: p50 ${readsDuring.p50.toFixed(2)} ms, p99 ${readsDuring.p99.toFixed(2)} ms (${readsDuring.n} requests)`,
+    `- token list by trending meanwhile (as shipped), ${CLIENTS} clients: p50 ${readsDuring.p50.toFixed(2)} ms, p99 ${readsDuring.p99.toFixed(2)} ms (${readsDuring.n} requests)`,
   );
   return { fullS: done.s, readsDuring };
 }

@@ -689,6 +689,11 @@ describe('indexed reads', () => {
   it('keeps only the surviving chain after a reorg', async () => {
     const trader = base.account(4);
     const key = launchPoolKey(traded, zeroAddress, 200, base.current.hook);
+    // A token traded below the fork and not above it: every refresh recomputes it (a trade in its 24 h),
+    // so its market row stands on a block above the fork when the reorg comes.
+    const quiet = tokens[2] as Address;
+    const quietKey = launchPoolKey(quiet, zeroAddress, 200, base.current.hook);
+    await base.swap(trader, quietKey, zeroAddress, 10n ** 16n);
     const snapshot = (await base.client.request({ method: 'evm_snapshot', params: [] } as never)) as string;
     const orphan = await base.swap(trader, key, zeroAddress, 5n * 10n ** 16n);
     await base.call(base.account(1), base.current.factory, LaunchFactoryAbi as Abi, 'updateTokenName', [
@@ -707,6 +712,9 @@ describe('indexed reads', () => {
     // Back to before that trade; another trade and more blocks take its place.
     await base.client.request({ method: 'evm_revert', params: [snapshot] } as never);
     const survivor = await base.swap(trader, key, zeroAddress, 2n * 10n ** 16n);
+    // It is not rebuilt but extended from the fork: its trade on the new branch, below the block its
+    // row was computed at, must count.
+    await base.swap(trader, quietKey, zeroAddress, 3n * 10n ** 16n);
     await base.client.request({ method: 'anvil_mine', params: ['0x3'] } as never);
     await indexed();
     const hashes = (await get(`/v1/tokens/8453/${traded}/trades`)).json.data.map(
@@ -741,6 +749,18 @@ describe('indexed reads', () => {
     );
     expect(after.liquidity.quote_raw).toBe(reserve.toString());
     expect(BigInt(liquidityBefore)).toBeGreaterThan(reserve); // the orphan's 5e16 had been counted
+    const reserveOf = (trades: { side: string; quote_amount_raw: string; fee_raw: string }[]) =>
+      trades.reduce(
+        (sum, t) =>
+          sum +
+          (t.side === 'buy'
+            ? BigInt(t.quote_amount_raw) - BigInt(t.fee_raw)
+            : -(BigInt(t.quote_amount_raw) + BigInt(t.fee_raw))),
+        0n,
+      );
+    const quietTrades = (await get(`/v1/tokens/8453/${quiet}/trades?limit=100`)).json.data;
+    expect(quietTrades).toHaveLength(2);
+    expect((await refreshed(quiet)).liquidity.quote_raw).toBe(reserveOf(quietTrades).toString());
   });
 });
 

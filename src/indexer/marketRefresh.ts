@@ -297,18 +297,14 @@ async function reprice(
   let after = '';
   let count = 0;
   for (;;) {
-    // The next batch along the primary key, then its rows re-priced (by address range).
+    // The end of the next batch along the primary key (an index-only read), then the batch's rows
+    // that need it re-priced.
     const batch = await db
-      .selectFrom('token_market as m')
-      .innerJoin('tokens as t', (j) =>
-        j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
-      )
-      .select('m.address')
-      .where('m.chain_id', '=', chainId)
-      .where('m.address', '>', after)
-      .where('t.quote_address', 'in', pegged)
-      .where('m.updated_at', '<>', nowMs)
-      .orderBy('m.address')
+      .selectFrom('token_market')
+      .select('address')
+      .where('chain_id', '=', chainId)
+      .where('address', '>', after)
+      .orderBy('address')
       .offset(REPRICE_BATCH - 1)
       .limit(1)
       .executeTakeFirst();
