@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { numberToHex } from 'viem';
-import type { RpcEndpoint } from '../src/chain/rpc.ts';
+import { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
@@ -43,7 +43,11 @@ const SCALE: IndexScale = {
 };
 const CLIENTS = 8;
 const SECONDS = Number(process.env.BENCH_INDEX_SECONDS ?? 4);
-const SWAPS = Number(process.env.BENCH_SWAPS ?? 400);
+/** Swaps on the devnet chain the indexer backfills while the reads are measured, and per transaction. */
+const INGEST_TRADES = Number(process.env.BENCH_INGEST_TRADES ?? Math.round(1_000_000 * FACTOR));
+const SWAPS_PER_TX = 200;
+/** The deep page read against the first (1,000 at full scale). */
+const DEEP = Math.min(1000, Math.floor(SCALE.trades / 2500));
 /** The database server as a production one on this machine would be set (24 GiB, 2 cores). */
 const PG_SETTINGS = {
   shared_buffers: '2GB',
@@ -58,51 +62,53 @@ const pct = (sorted: number[], p: number) =>
 
 type Latency = { p50: number; p99: number; n: number };
 
-/** p50 and p99 (ms) of `call` run by CLIENTS concurrent loops for SECONDS. */
-async function measure(call: () => Promise<void>): Promise<Latency> {
-  return (await measureInterleaved([call]))[0] as Latency;
-}
-
-/** p50 and p99 (ms) of each call, CLIENTS concurrent loops taking them in turn for SECONDS (same load). */
-async function measureInterleaved(calls: (() => Promise<void>)[]): Promise<Latency[]> {
-  for (let i = 0; i < 20; i++) for (const call of calls) await call(); // warm
-  const ms: number[][] = calls.map(() => []);
-  const end = performance.now() + SECONDS * 1000 * calls.length;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let i = client; performance.now() < end; i++) {
-        const which = i % calls.length;
-        const t = performance.now();
-        await (calls[which] as () => Promise<void>)();
-        ms[which]?.push(performance.now() - t);
-      }
-    }),
-  );
-  return ms.map((m) => {
-    m.sort((a, b) => a - b);
-    return { p50: pct(m, 50), p99: pct(m, 99), n: m.length };
+/**
+ * p50 and p99 (ms) of each path, read by CLIENTS connections taking them in turn for SECONDS (or, with
+ * `until`, until it settles), from their own process (bench/readClients.ts).
+ */
+async function readLoad(
+  origin: string,
+  headers: Record<string, string>,
+  paths: string[],
+  until?: () => Promise<unknown>,
+): Promise<Latency[]> {
+  const options = {
+    origin,
+    paths,
+    headers,
+    connections: CLIENTS,
+    seconds: until ? 0 : SECONDS * paths.length,
+  };
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'bench/readClients.ts', JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  if (until)
+    try {
+      await until();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  if ((await exited) !== 0) throw new Error(`the read clients failed on ${paths.join(', ')}`);
+  return JSON.parse(out) as Latency[];
 }
 
-/** p50 and p99 (ms) of `call` run by CLIENTS concurrent loops while `work` runs. */
-async function measureWhile(call: () => Promise<unknown>, work: () => Promise<unknown>): Promise<Latency> {
+/** p50 and p99 (ms) of `call` run by CLIENTS concurrent loops for SECONDS (the baseline's own client). */
+async function measure(call: () => Promise<void>): Promise<Latency> {
+  for (let i = 0; i < 20; i++) await call(); // warm
   const ms: number[] = [];
-  let running = true;
-  const loops = Promise.all(
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
-      while (running) {
+      while (performance.now() < end) {
         const t = performance.now();
         await call();
         ms.push(performance.now() - t);
       }
     }),
   );
-  try {
-    await work();
-  } finally {
-    running = false;
-    await loops;
-  }
   ms.sort((a, b) => a - b);
   return { p50: pct(ms, 50), p99: pct(ms, 99), n: ms.length };
 }
@@ -153,11 +159,17 @@ export async function benchIndex() {
       );
     await disk(database);
 
-    // The devnet chain the indexer ingests meanwhile: a launch and its swaps.
+    // The devnet chain the indexer backfills meanwhile: a launch and its swaps, 200 a transaction.
     const chain = new TestChain(
       devnet.chains.find((c) => c.chain_id === 8453) as (typeof devnet.chains)[number],
     );
-    const { head } = await chain.launchWithSwaps(SWAPS);
+    const t = performance.now();
+    const { head } = await chain.launchWithSwaps(INGEST_TRADES, SWAPS_PER_TX);
+    console.log(
+      `\n### Ingest: ${INGEST_TRADES.toLocaleString('en')} swaps on the devnet (${SWAPS_PER_TX} a transaction), made in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+    );
+    const first = Math.min(...(deployments.get(8453)?.suites ?? []).map((s) => s.first_block));
+    const getLogs = await logsAlone(chain.chain.rpc_url, first, head);
 
     // Two gateways: as shipped (identical list requests within PAGE_SHARE_MS share one read), and one
     // where every request reads the database (the database's own figures).
@@ -186,15 +198,13 @@ export async function benchIndex() {
       origins: [],
       overrides: {},
     });
-    /** One read, timed as a client sees it: its whole body received (parsed only where a test needs it). */
-    const read = async (url: string, gateway = reading) => {
-      const r = await fetch(`${gateway.url}${url}`, { headers: { 'x-api-key': apiKey } });
+    const headers = { 'x-api-key': apiKey };
+    const get = async (url: string) => {
+      const r = await fetch(`${reading.url}${url}`, { headers });
       const body = await r.text();
       if (r.status !== 200) throw new Error(`${url} answered ${r.status}: ${body.slice(0, 300)}`);
-      return body;
+      return JSON.parse(body) as { pagination?: { next_cursor: string | null } };
     };
-    const get = async (url: string) =>
-      JSON.parse(await read(url)) as { pagination?: { next_cursor: string | null } };
     const { rows } = await sql<{ creator: string }>`select creator from tokens where chain_id = 8453
       order by created_at desc limit 1`.execute(database.db);
     const reads = hotReads(SCALE, rows[0]?.creator as string);
@@ -211,8 +221,8 @@ export async function benchIndex() {
       return at;
     };
     const deep = {
-      'tokens newest': await pageN(reads['tokens newest'] as string, 1000),
-      'trades, hot token': await pageN(reads['trades, hot token'] as string, 1000),
+      'tokens newest': await pageN(reads['tokens newest'] as string, DEEP),
+      'trades, hot token': await pageN(reads['trades, hot token'] as string, DEEP),
     };
 
     const ingest = spawn(process.execPath, ['bin/run-ts.js', 'bench/ingestLoop.ts'], {
@@ -228,13 +238,14 @@ export async function benchIndex() {
       await exited;
     };
     stops.push(stopIngest);
-    while (!ingestOut.includes('pass 1:')) await new Promise((r) => setTimeout(r, 100));
+    while (!ingestOut.includes('ingesting')) await new Promise((r) => setTimeout(r, 100));
 
     const pool = new pg.Pool({ connectionString: cluster.url, max: CLIENTS });
     stops.push(() => pool.end());
+    const readsFrom = performance.now();
     const baseline = await measure(async () => void (await pool.query('select 1')));
     console.log(
-      `\n### Reads, ${CLIENTS} concurrent clients over loopback HTTP for ${SECONDS} s each, while the indexer ingests (${SWAPS} swaps a pass)`,
+      `\n### Reads, ${CLIENTS} concurrent clients over loopback HTTP for ${SECONDS} s each, while the indexer backfills the ${INGEST_TRADES.toLocaleString('en')} swaps`,
     );
     console.log(
       '| read | each request reads: p50 ms | p99 ms | p99 / select 1 p99 | shared pages (as shipped): p50 ms | p99 ms |',
@@ -247,37 +258,54 @@ export async function benchIndex() {
     const sharedResults: Record<string, Latency> = {};
     const only = new RegExp(process.env.BENCH_INDEX_ONLY ?? '');
     for (const [label, url] of Object.entries(reads).filter(([l]) => only.test(l))) {
-      const r = await measure(async () => void (await read(url)));
-      const s = await measure(async () => void (await read(url, shared)));
+      const [r] = (await readLoad(reading.url, headers, [url])) as [Latency];
+      const [s] = (await readLoad(shared.url, headers, [url])) as [Latency];
       results[label] = r;
       sharedResults[label] = s;
       console.log(
         `| ${label} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.p99 / baseline.p99).toFixed(1)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} |`,
       );
     }
-    console.log('\n| page 1,000 against page 1, taken in turn | p50 ms | p99 ms | p50 ratio |');
+    console.log(
+      `\n| page ${DEEP.toLocaleString('en')} against page 1, taken in turn | p50 ms | p99 ms | p50 ratio |`,
+    );
     console.log('|---|---:|---:|---:|');
     let deepRatio = 0;
     for (const [label, url] of Object.entries(deep)) {
-      const [first, thousandth] = (await measureInterleaved([
-        async () => void (await read(reads[label] as string)),
-        async () => void (await read(url)),
-      ])) as [Latency, Latency];
+      const [first, thousandth] = (await readLoad(reading.url, headers, [reads[label] as string, url])) as [
+        Latency,
+        Latency,
+      ];
       deepRatio = Math.max(deepRatio, thousandth.p50 / first.p50);
       console.log(`| ${label}, page 1 | ${first.p50.toFixed(2)} | ${first.p99.toFixed(2)} | 1.0 |`);
       console.log(
-        `| ${label}, page 1,000 | ${thousandth.p50.toFixed(2)} | ${thousandth.p99.toFixed(2)} | ${(thousandth.p50 / first.p50).toFixed(2)} |`,
+        `| ${label}, page ${DEEP.toLocaleString('en')} | ${thousandth.p50.toFixed(2)} | ${thousandth.p99.toFixed(2)} | ${(thousandth.p50 / first.p50).toFixed(2)} |`,
       );
     }
-    const passes = ingestOut
-      .trim()
-      .split('\n')
-      .filter((l) => l.startsWith('pass'));
-    console.log(`\ningest meanwhile: ${passes.length} passes (${passes.at(-1) ?? ''})`);
+    const readsDone = (performance.now() - readsFrom) / 1000;
+    while (!ingestOut.includes('pass 1:') && ingest.exitCode === null)
+      await new Promise((r) => setTimeout(r, 100));
+    const pass =
+      /pass 1: (\d+) logs in (\d+) ms, (\d+) ranges, peak RSS by quarter of the range: ([\d ]+) MB/.exec(
+        ingestOut,
+      );
+    if (!pass) throw new Error(`the ingest did not finish its first pass: ${ingestOut}`);
+    const ingestS = Number(pass[2]) / 1000;
+    const peaks = (pass[4] as string).split(' ').map(Number) as [number, number, number, number];
+    console.log(
+      `\n### Ingest of the devnet's ${INGEST_TRADES.toLocaleString('en')} swaps, from the suite's first block, while the reads above ran (${readsDone.toFixed(0)} s of reads)`,
+    );
+    console.log(
+      `- eth_getLogs alone, every log of the range (baseline): ${getLogs.logs.toLocaleString('en')} logs in ${getLogs.s.toFixed(1)} s`,
+    );
+    console.log(
+      `- the indexer: ${Number(pass[1]).toLocaleString('en')} logs applied in ${ingestS.toFixed(1)} s (${(ingestS / getLogs.s).toFixed(2)}x), ${pass[3]} ranges`,
+    );
+    console.log(`- the indexer's peak RSS by quarter of the range: ${peaks.join(', ')} MB`);
     await stops.splice(stops.indexOf(stopIngest), 1)[0]?.();
     // (Read as shipped: the refresh is measured against the gateway users run, 8 clients meanwhile.)
-    const refresh = await marketRefreshAtScale(database, deployments, () =>
-      read(reads['tokens trending'] as string, shared),
+    const refresh = await marketRefreshAtScale(database, deployments, (work) =>
+      readLoad(shared.url, headers, [reads['tokens trending'] as string], work).then((r) => r[0] as Latency),
     );
     for (const [how, figures] of [
       ['each request reads', results],
@@ -298,9 +326,21 @@ export async function benchIndex() {
       );
     }
     target(
-      'page 1,000 through cursors within 1.5x of page 1 (p50, taken in turn)',
+      `page ${DEEP.toLocaleString('en')} through cursors within 1.5x of page 1 (p50, taken in turn)`,
       `${deepRatio.toFixed(2)}x`,
       deepRatio <= 1.5,
+    );
+    target(
+      `ingest of ${INGEST_TRADES.toLocaleString('en')} swaps <= 3x eth_getLogs alone for the range (with the reads above meanwhile)`,
+      `${(ingestS / getLogs.s).toFixed(2)}x`,
+      ingestS / getLogs.s <= 3,
+    );
+    const early = Math.max(peaks[0], peaks[1]);
+    const late = Math.max(peaks[2], peaks[3]);
+    target(
+      "indexer memory bounded: peak RSS of the range's second half within 1.2x of its first half's",
+      `${(late / early).toFixed(2)}x (${late} MB against ${early} MB)`,
+      late <= 1.2 * early,
     );
     target(
       `market refresh of all ${SCALE.tokens.toLocaleString('en')} tokens <= 60 s`,
@@ -330,7 +370,7 @@ export async function benchIndex() {
 async function marketRefreshAtScale(
   database: Awaited<ReturnType<typeof openDatabase>>,
   deployments: Deployments,
-  read: () => Promise<unknown>,
+  readWhile: (work: () => Promise<unknown>) => Promise<Latency>,
 ): Promise<{ fullS: number; readsDuring: Latency }> {
   const db = database.db;
   // The devnet chain's own rows go; each chain is indexed through its last generated block again.
@@ -345,7 +385,7 @@ async function marketRefreshAtScale(
   // The refresh rewrites every market row: they are kept as they are and put back after.
   await keepMarket(database);
   try {
-    return await refreshBoth(database, deployments, read);
+    return await refreshBoth(database, deployments, readWhile);
   } finally {
     const t = performance.now();
     await restoreMarket(database);
@@ -357,7 +397,7 @@ async function marketRefreshAtScale(
 async function refreshBoth(
   database: Awaited<ReturnType<typeof openDatabase>>,
   deployments: Deployments,
-  read: () => Promise<unknown>,
+  readWhile: (work: () => Promise<unknown>) => Promise<Latency>,
 ): Promise<{ fullS: number; readsDuring: Latency }> {
   await sql`update market_state set native_usd = 2000`.execute(database.db);
   const endpoint = {
@@ -376,8 +416,7 @@ async function refreshBoth(
     return { s: (performance.now() - t) / 1000, tokens: counts.reduce((a, b) => a + b, 0) };
   };
   let full: { s: number; tokens: number } | undefined;
-  const during = measureWhile(read, async () => (full = await run()));
-  const readsDuring = await during;
+  const readsDuring = await readWhile(async () => (full = await run()));
   const done = full as unknown as { s: number; tokens: number };
   const incremental = await run();
   console.log('\n### Market refresh, the four chains side by side (as the indexers run it)');
@@ -391,6 +430,22 @@ async function refreshBoth(
     `- token list by trending meanwhile (as shipped), ${CLIENTS} clients: p50 ${readsDuring.p50.toFixed(2)} ms, p99 ${readsDuring.p99.toFixed(2)} ms (${readsDuring.n} requests)`,
   );
   return { fullS: done.s, readsDuring };
+}
+
+/**
+ * The baseline of the ingest: every log of blocks first..head, fetched with eth_getLogs and parsed,
+ * nothing else, 10 blocks a request (about as many logs as one of the indexer's ranges).
+ */
+async function logsAlone(url: string, first: number, head: number): Promise<{ logs: number; s: number }> {
+  const endpoint = new RpcEndpoint(url, 120_000);
+  const t = performance.now();
+  let logs = 0;
+  for (let from = first; from <= head; from += 10) {
+    const range = { fromBlock: numberToHex(from), toBlock: numberToHex(Math.min(head, from + 9)) };
+    const [found] = await endpoint.batchResults<unknown[]>([{ method: 'eth_getLogs', params: [range] }]);
+    logs += found?.length ?? 0;
+  }
+  return { logs, s: (performance.now() - t) / 1000 };
 }
 
 /** Bytes per trade and per token, tables with their indexes, and each index's size. */

@@ -1,6 +1,6 @@
 // The write load of the index bench, in its own process: the chain indexer ingests a devnet chain into
 // the database as fast as it can; at the head, the chain's devnet rows (below the generated blocks) are
-// deleted and the range is ingested again, until SIGTERM. Prints a line per pass.
+// deleted and the range is ingested again, until SIGTERM. Prints a line per pass that ended.
 import { sql } from 'kysely';
 import { RpcEndpoint } from '../src/chain/rpc.ts';
 import { ChainIndexer } from '../src/indexer/indexer.ts';
@@ -51,9 +51,22 @@ for (let pass = 1; !stopping; pass++) {
   const indexer = new ChainIndexer(CHAIN, endpoint, database, deployments);
   const t = performance.now();
   let logs = 0;
+  let ticks = 0;
+  // The process's peak resident memory in each quarter of the range: flat if it does not grow with
+  // the history ingested.
+  const peaks = [0, 0, 0, 0];
   await indexer.tick(); // sees the head
-  while (!stopping && (await indexer.indexedThrough()) < head) logs += await indexer.tick();
-  console.log(`pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms`);
+  for (let at = first - 1; !stopping && at < head; ticks++) {
+    logs += await indexer.tick();
+    at = await indexer.indexedThrough();
+    const quarter = Math.min(3, Math.floor(((at - first + 1) * 4) / (head - first + 1)));
+    peaks[quarter] = Math.max(peaks[quarter] as number, process.memoryUsage.rss());
+  }
+  const mb = peaks.map((p) => (p / 2 ** 20).toFixed(0)).join(' ');
+  if (!stopping)
+    console.log(
+      `pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms, ${ticks} ranges, peak RSS by quarter of the range: ${mb} MB`,
+    );
   if (!stopping) await reset();
 }
 await database.close();

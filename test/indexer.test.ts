@@ -900,8 +900,10 @@ async function ownIndex(url: string, onError?: (err: unknown) => void) {
 
 describe('a node whose logs carry no blockTimestamp', () => {
   it('indexes the same trades, times and block hashes by fetching those blocks', async () => {
-    // The proxy drops `blockTimestamp` from every log it returns.
-    const proxy = await nodeProxy((_, text) => text.replace(/"blockTimestamp":"0x[0-9a-f]+",?/g, ''));
+    // The proxy drops `blockTimestamp` from everything it returns (logs, and the transactions read).
+    const proxy = await nodeProxy((_, text) =>
+      JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === 'blockTimestamp' ? undefined : v))),
+    );
     const own = await ownIndex(proxy.url);
     try {
       const theirs = await own.trades(env.gw.database);
@@ -924,8 +926,8 @@ describe('a node whose logs carry no blockTimestamp', () => {
 });
 
 describe('reads of one range that disagree', () => {
-  it('indexes nothing of the range until they agree: swaps seen on another fork, a missing receipt', async () => {
-    // The first receipts the proxy passes on are missing (as from a node behind the one that sent the
+  it('indexes nothing of the range until they agree: swaps seen on another fork, a missing transaction', async () => {
+    // The first transactions the proxy passes on are missing (as from a node behind the one that sent the
     // logs); then the next two answers for the range's swaps put them in blocks of another fork (as if
     // a reorg came between that read and the range's other logs).
     const swapTopic = '0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f';
@@ -941,10 +943,10 @@ describe('reads of one range that disagree', () => {
         const filter = request(a)?.params?.[0] as { topics?: string[][] } | undefined;
         return request(a)?.method === 'eth_getLogs' && filter?.topics?.[0]?.[0] === swapTopic;
       });
-      const receipts = answers.filter((a) => request(a)?.method === 'eth_getTransactionReceipt');
-      if (receipts.length > 0 && missing > 0) {
+      const txs = answers.filter((a) => request(a)?.method === 'eth_getTransactionByHash');
+      if (txs.length > 0 && missing > 0) {
         missing--;
-        for (const a of receipts) a.result = null;
+        for (const a of txs) a.result = null;
       }
       if (swaps.some((a) => (a.result as unknown[]).length > 0) && missing === 0 && forked > 0) {
         forked--;
@@ -963,7 +965,7 @@ describe('reads of one range that disagree', () => {
     try {
       expect(forked).toBe(0);
       expect(missing).toBe(0);
-      expect(errors.some((e) => e.includes('no receipt'))).toBe(true);
+      expect(errors.some((e) => e.includes('no transaction'))).toBe(true);
       // In the end the same trades, traders and block hashes as the gateway's own index; no hash of the
       // other fork was kept.
       const theirs = await own.trades(env.gw.database);
@@ -975,6 +977,50 @@ describe('reads of one range that disagree', () => {
         .where('chain_id', '=', 8453)
         .execute();
       expect(kept.map((b) => b.hash)).not.toContain(otherFork);
+    } finally {
+      await own.stop();
+      proxy.close();
+    }
+  });
+});
+
+describe('a node that caps the logs of an answer', () => {
+  it('indexes busy blocks in shorter ranges: every trade of many-swap transactions, with its trader', async () => {
+    // The proxy refuses an eth_getLogs answer of more than CAP logs, as providers do (at 10,000, here
+    // far fewer): the indexer halves the range until the answers fit. A transaction of 30 swaps brings
+    // about 300 logs, so its blocks are read one or two at a time.
+    const CAP = 400;
+    let refused = 0;
+    const proxy = await nodeProxy((asked, text) => {
+      const batch = (Array.isArray(asked) ? asked : []) as { method: string }[];
+      const answers = JSON.parse(text) as { id: number; result?: unknown; error?: unknown }[];
+      if (!Array.isArray(answers)) return text;
+      for (const a of answers)
+        if (batch[a.id]?.method === 'eth_getLogs' && Array.isArray(a.result) && a.result.length > CAP) {
+          refused++;
+          delete a.result;
+          a.error = { code: -32005, message: `query returned more than ${CAP} results` };
+        }
+      return JSON.stringify(answers);
+    });
+    const { token } = await base.launchWithSwaps(90, 30);
+    const errors: string[] = [];
+    const own = await ownIndex(proxy.url, (err) => errors.push(String((err as Error).message)));
+    try {
+      expect(refused).toBeGreaterThan(0);
+      expect(errors.some((e) => e.includes(`more than ${CAP} results`))).toBe(true);
+      // The same trades, traders, times and block hashes as the gateway's own index (which reads the
+      // node directly), and the 90 swaps among them, by the three traders that sent them.
+      const theirs = await own.trades(env.gw.database);
+      expect(await own.trades(own.database)).toEqual(theirs);
+      const mine = await own.database.db
+        .selectFrom('trades')
+        .select(['trader', 'tx_hash'])
+        .where('token', '=', token)
+        .execute();
+      expect(mine).toHaveLength(90);
+      expect(new Set(mine.map((t) => t.tx_hash)).size).toBe(3);
+      expect(new Set(mine.map((t) => t.trader))).toEqual(new Set([2, 3, 4].map((i) => base.account(i))));
     } finally {
       await own.stop();
       proxy.close();

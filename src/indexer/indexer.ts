@@ -125,8 +125,26 @@ function rawHexOf(fields: Record<string, Hex | null>): string | null {
   return lossy.length > 0 ? JSON.stringify(Object.fromEntries(lossy)) : null;
 }
 
-/** Blocks per eth_getLogs request. */
+/** Blocks per eth_getLogs request, at most. */
 const RANGE = 2_000;
+/**
+ * Logs a range should bring, about: a busy stretch of the chain is read in shorter ranges, so that a
+ * tick's memory is bounded by this, not by how busy the chain was. (A node's own cap on the logs of an
+ * answer, often 10,000, applies to each request; a range it refuses is halved.)
+ */
+const RANGE_LOGS = 20_000;
+/** Blocks of an indexer's first range. */
+const FIRST_SPAN = 8;
+
+/**
+ * The next range's length in blocks, from the current one (`span`) and the last range read (`blocks`
+ * long, ending at the head when shorter, with `logs` logs): shorter in proportion past RANGE_LOGS,
+ * twice as long (up to RANGE) below half of it.
+ */
+export function nextSpan(span: number, blocks: number, logs: number): number {
+  if (logs > RANGE_LOGS) return Math.max(1, Math.floor((blocks * RANGE_LOGS) / logs));
+  return logs < RANGE_LOGS / 2 ? Math.min(RANGE, Math.max(span, blocks * 2)) : span;
+}
 /**
  * Launch tokens asked for by address, at most (500 a request); a chain with more has its token events
  * asked for by topic alone, from every contract, and kept for its launch tokens.
@@ -188,9 +206,12 @@ const positionOf = (chainId: ChainId, log: Log) => ({
  * caller: they come from the node.
  */
 function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools: Map<Hex, Pool>) {
-  // The hook's Trade and FeeComponentCredited events by transaction, for the join below.
-  const tradeEvents = new Map<Hex, Decoded[]>();
-  const creditEvents = new Map<Hex, Decoded[]>();
+  // The hook's Trade and FeeComponentCredited events by transaction and pool, in log order, for the
+  // join below (a transaction may hold hundreds of swaps: each is joined by a binary search).
+  const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
+  const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
+  const tradeEvents = new Map<string, Decoded[]>();
+  const creditEvents = new Map<string, Decoded[]>();
   for (const d of decoded) {
     const by =
       d.event.eventName === 'Trade'
@@ -198,12 +219,25 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
         : d.event.eventName === 'FeeComponentCredited'
           ? creditEvents
           : null;
-    const list = by?.get(d.log.transactionHash);
+    if (!by) continue;
+    const key = `${d.log.transactionHash}:${poolOf(d)}`;
+    const list = by.get(key);
     if (list) list.push(d);
-    else by?.set(d.log.transactionHash, [d]);
+    else by.set(key, [d]);
   }
-  const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
-  const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
+  for (const lists of [tradeEvents, creditEvents])
+    for (const list of lists.values()) list.sort((a, b) => logIndex(a) - logIndex(b));
+  /** The position of the first of `list` (in log order) after log index `after`. */
+  const firstAfter = (list: Decoded[], after: number) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (logIndex(list[mid] as Decoded) > after) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
   const credits: Insertable<Tables['fee_credits']>[] = [];
   const trades: { log: Log; row: Insertable<Tables['trades']> & { trader: string; timestamp: number } }[] =
     [];
@@ -220,27 +254,27 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
     // nearest Trade after this Swap.
     const swapIndex = logIndex({ log });
-    const poolTrades = (tradeEvents.get(log.transactionHash) ?? []).filter((d) => poolOf(d) === s.id);
-    let trade: Decoded | undefined;
-    for (const d of poolTrades)
-      if (logIndex(d) > swapIndex && (!trade || logIndex(d) < logIndex(trade))) trade = d;
+    const key = `${log.transactionHash}:${s.id}`;
+    const poolTrades = tradeEvents.get(key) ?? [];
+    const at = firstAfter(poolTrades, swapIndex);
+    const trade = poolTrades[at];
     const t = trade?.event.args as { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
     if (trade) {
       // The fee components credited for this swap: the hook's credits of this pool between the
       // previous Trade of the pool in the transaction and this one (buys credit before the swap,
       // sells after it; each swap ends with its Trade).
       const tradeIndex = logIndex(trade);
-      let previous = -1;
-      for (const d of poolTrades) if (logIndex(d) < tradeIndex) previous = Math.max(previous, logIndex(d));
-      for (const c of creditEvents.get(log.transactionHash) ?? []) {
+      const previous = at > 0 ? logIndex(poolTrades[at - 1] as Decoded) : -1;
+      const poolCredits = creditEvents.get(key) ?? [];
+      for (let i = firstAfter(poolCredits, previous); i < poolCredits.length; i++) {
+        const c = poolCredits[i] as Decoded;
+        if (logIndex(c) >= tradeIndex) break;
         const a = c.event.args as unknown as {
-          poolId: Hex;
           componentId: Hex;
           recipient: Address;
           currency: Address;
           amount: bigint;
         };
-        if (a.poolId !== s.id || logIndex(c) <= previous || logIndex(c) >= tradeIndex) continue;
         credits.push({
           ...positionOf(chainId, c.log),
           swap_log_index: swapIndex,
@@ -269,7 +303,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
         block_hash: log.blockHash,
         timestamp: 0, // filled in with the block's time
         token: token.address,
-        trader: zeroAddress as string, // filled in from the receipt
+        trader: zeroAddress as string, // filled in from the transaction
         side: buy ? 'buy' : 'sell',
         amount_in_raw: (buy ? quoteAmount : abs(tokenDelta)).toString(),
         amount_out_raw: (buy ? abs(tokenDelta) : quoteAmount).toString(),
@@ -308,6 +342,15 @@ function holderRows(chainId: ChainId, transfers: Log[]) {
 
 export class ChainIndexer {
   private seenHead = -1;
+  /**
+   * Blocks the next range spans (see RANGE_LOGS): a few at first, since how busy the chain is there is
+   * not known yet, then twice as many a range while the logs stay few.
+   */
+  private span = FIRST_SPAN;
+  /** Blocks of the range the last tick asked for. */
+  private tried = FIRST_SPAN;
+  /** Whether the last tick indexed a range (empty or not): a backfill goes on without pausing. */
+  moved = false;
 
   constructor(
     readonly chainId: ChainId,
@@ -339,14 +382,26 @@ export class ChainIndexer {
 
   /** One step: undo a reorg if there was one, then index the next range. Returns logs applied. */
   async tick(): Promise<number> {
+    this.moved = false;
+    try {
+      return await this.step();
+    } catch (err) {
+      // A node refusing a range's logs (too many, too wide) is asked for half of it next time.
+      if (String(err).includes('eth_getLogs failed')) this.span = Math.max(1, Math.floor(this.tried / 2));
+      throw err;
+    }
+  }
+
+  private async step(): Promise<number> {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
     through = await this.undoReorg(through);
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
     // So the range is known before this tick's head, which is asked for in the same batch as its logs.
-    const to = Math.min(this.seenHead, through + RANGE);
+    const to = Math.min(this.seenHead, through + this.span);
     const ranged = to > through;
+    this.tried = Math.max(1, to - through);
     const c = this.suites.map((s) => s.contracts);
     const addresses = [
       ...new Set(
@@ -361,7 +416,7 @@ export class ChainIndexer {
       c.filter((x) => isAddress(x.pool_manager, { strict: false })).map((x) => checksum(x.pool_manager)),
     );
     const range = ranged ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
-    // The range's swaps come alone and first: the receipts of their transactions (the traders) are its
+    // The range's swaps come alone and first: their transactions (the traders) are its
     // largest read, and they are asked for while the rest of its logs come.
     const swaps = range ? this.swaps(range, [...poolManagers]) : undefined;
     const requests: RpcRequest[] = [
@@ -410,12 +465,14 @@ export class ChainIndexer {
         : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
     await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
+    this.span = nextSpan(this.span, to - through, logs.length);
+    this.moved = true;
     return logs.length;
   }
 
   /**
    * The range's Swap logs of the followed PoolManagers, asked for alone with the node's head, and the
-   * senders of their transactions (the traders), whose receipts are asked for as soon as the logs come.
+   * senders of their transactions (the traders), asked for as soon as the logs come.
    */
   private swaps(range: { fromBlock: Hex; toBlock: Hex }, poolManagers: Address[]) {
     const requests: RpcRequest[] = [
@@ -431,16 +488,17 @@ export class ChainIndexer {
     const senders = logs.then(async (list) => {
       const hashes = [...new Set(list.map((l) => l.transactionHash))];
       const froms = await this.endpoint.batchResultsInChunks(
-        hashes.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })),
+        // The transaction, not its receipt: a receipt carries every log of the transaction again.
+        hashes.map((hash) => ({ method: 'eth_getTransactionByHash', params: [hash] })),
         100,
         4,
-        // Only the sender is kept: a receipt carries every log of its transaction.
-        (receipt) => (receipt as { from: Address } | null)?.from,
+        // Only the sender is kept.
+        (tx) => (tx as { from: Address } | null)?.from,
       );
       return new Map(
         froms.map((from, i) => {
-          // A node that sent the log has the receipt, unless it is not the node that answered here.
-          if (!from) throw new Error(`the node has no receipt for ${hashes[i]}, a transaction of its logs`);
+          // A node that sent the log has the transaction, unless it is not the node that answered here.
+          if (!from) throw new Error(`the node has no transaction ${hashes[i]}, the sender of logs it sent`);
           return [hashes[i] as Hex, checksum(from)];
         }),
       );
@@ -733,8 +791,8 @@ export class ChainIndexer {
     // What the range needs from the node is asked for first, from the raw logs (event topics), and the
     // logs are decoded while it comes: token names and documents at their launch block, the first creator
     // fee recipient and missing blocks. The senders of the swaps (`sendersOf`) were asked before, as soon
-    // as the swaps came: the trader is the transaction's sender, which its receipt carries (a receipt is
-    // stored with its sender, unlike a transaction whose sender the node must recover).
+    // as the swaps came: the trader is the transaction's sender (the transaction, not its receipt, which
+    // would carry every log of the transaction again: five times the bytes for a 200-swap one).
     const launchLogs = launchLogsOf(logs);
     const requests: RpcRequest[] = [
       ...launchLogs.flatMap((log) => {
@@ -1118,7 +1176,7 @@ export function startIndexer(opts: {
       if (held) await held();
       try {
         // Catch up range by range; then refresh market data when it is due, and wait for new blocks.
-        if ((await indexer.tick()) > 0) continue;
+        if ((await indexer.tick()) > 0 || indexer.moved) continue;
         if (Date.now() - refreshed >= opts.marketRefreshMs) {
           await refreshMarket({ ...indexer.source, database: opts.database, nowMs: Date.now() });
           refreshed = Date.now();

@@ -5,8 +5,10 @@ import {
   type Abi,
   type Address,
   createPublicClient,
+  concatHex,
   createWalletClient,
   decodeEventLog,
+  decodeFunctionData,
   encodeAbiParameters,
   encodeFunctionData,
   type Hex,
@@ -23,7 +25,7 @@ import type { DevnetChain } from '../../src/devnet/devnet.ts';
 import { mineLaunchSalt } from '../../src/launchpad/salt.ts';
 import { B20_ABI, B20_FACTORY, MULTICALL3 } from '../../src/launchpad/b20.ts';
 import { launchPoolKey, type PoolKey, encodeHookData } from '../../src/launchpad/pool.ts';
-import { encodeExactInSingleSwap } from '../../src/chain/universalRouter.ts';
+import { encodeExactInSingleSwap, UNIVERSAL_ROUTER_ABI } from '../../src/chain/universalRouter.ts';
 
 export const ERC20 = parseAbi([
   'function balanceOf(address) view returns (uint256)',
@@ -248,13 +250,52 @@ export class TestChain {
     return this.send(trader, this.chain.uniswap.universal_router, data, value);
   }
 
-  /** A native-quoted launch and `swaps` small buys by three traders with a referrer; the head after them. */
-  async launchWithSwaps(swaps: number): Promise<{ token: Address; head: number }> {
+  /**
+   * A native-quoted launch and `swaps` small buys by three traders with a referrer; the head after them.
+   * With `perTransaction` > 1, each transaction makes that many (one router V4_SWAP command each) and
+   * they are sent without waiting for each other: a million trades in minutes.
+   */
+  async launchWithSwaps(swaps: number, perTransaction = 1): Promise<{ token: Address; head: number }> {
     const { token } = await this.launch(this.account(1));
     await this.advance(21);
     const key = launchPoolKey(token, zeroAddress, 200, this.current.hook);
-    for (let i = 0; i < swaps; i++)
-      await this.swap(this.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, { referrer: this.account(5) });
+    const opts = { referrer: this.account(5) };
+    if (perTransaction <= 1) {
+      for (let i = 0; i < swaps; i++)
+        await this.swap(this.account(2 + (i % 3)), key, zeroAddress, 10n ** 14n, opts);
+    } else {
+      const one = this.swapCall(key, zeroAddress, 10n ** 14n, opts);
+      const { args } = decodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, data: one.data });
+      const call = (n: number) => ({
+        data: encodeFunctionData({
+          abi: UNIVERSAL_ROUTER_ABI,
+          functionName: 'execute',
+          args: [concatHex(Array(n).fill(args[0])), Array(n).fill(args[1][0]), args[2]],
+        }),
+        value: one.value * BigInt(n),
+      });
+      const router = this.chain.uniswap.universal_router;
+      const first = call(perTransaction);
+      const gas =
+        ((await this.client.estimateGas({ account: this.account(2), to: router, ...first })) * 3n) / 2n;
+      const traders = [2, 3, 4].map((i) => this.account(i));
+      const nonces = await Promise.all(traders.map((a) => this.client.getTransactionCount({ address: a })));
+      let last: Hex | undefined;
+      for (let sent = 0, i = 0; sent < swaps; sent += perTransaction, i++) {
+        const n = Math.min(perTransaction, swaps - sent);
+        const from = i % traders.length;
+        last = await this.wallet.sendTransaction({
+          account: traders[from] as Address,
+          chain: null,
+          to: router,
+          ...(n === perTransaction ? first : call(n)),
+          gas,
+          nonce: (nonces[from] as number)++,
+        });
+      }
+      const receipt = await this.client.waitForTransactionReceipt({ hash: last as Hex, pollingInterval: 20 });
+      if (receipt.status !== 'success') throw new Error(`transaction ${last} reverted`);
+    }
     return { token, head: Number(await this.client.getBlockNumber({ cacheTime: 0 })) };
   }
 
