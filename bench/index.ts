@@ -45,7 +45,7 @@ const CLIENTS = 8;
 const SECONDS = Number(process.env.BENCH_INDEX_SECONDS ?? 4);
 /** Swaps on the devnet chain the indexer backfills while the reads are measured, and per transaction. */
 const INGEST_TRADES = Number(process.env.BENCH_INGEST_TRADES ?? Math.round(1_000_000 * FACTOR));
-// (About 10M gas each: under half the block gas limit, so the base fee falls rather than compounds.)
+// (About 10M gas each, a third of the usual block gas limit.)
 const SWAPS_PER_TX = 100;
 /** The deep page read against the first (1,000 at full scale). */
 const DEEP = Math.min(1000, Math.floor(SCALE.trades / 2500));

@@ -340,6 +340,14 @@ function holderRows(chainId: ChainId, transfers: Log[]) {
   return [...holders.values()];
 }
 
+/** What the node answered for a range (see `readRange`). */
+interface RangeRead {
+  head: number;
+  rest?: Log[];
+  toBlock?: { hash: Hex } | null;
+  swaps?: ReturnType<ChainIndexer['swaps']>;
+}
+
 export class ChainIndexer {
   private seenHead = -1;
   /**
@@ -351,6 +359,8 @@ export class ChainIndexer {
   private tried = FIRST_SPAN;
   /** Whether the last tick indexed a range (empty or not): a backfill goes on without pausing. */
   moved = false;
+  /** The next range, read while the last one was written. */
+  private ahead?: { from: number; to: number; read: Promise<RangeRead> };
 
   constructor(
     readonly chainId: ChainId,
@@ -399,9 +409,55 @@ export class ChainIndexer {
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
     // So the range is known before this tick's head, which is asked for in the same batch as its logs.
-    const to = Math.min(this.seenHead, through + this.span);
-    const ranged = to > through;
+    // A range read ahead while the previous one was written is taken if it starts here.
+    const ahead = this.ahead?.from === through ? this.ahead : undefined;
+    this.ahead = undefined;
+    const to = ahead?.to ?? Math.min(this.seenHead, through + this.span);
     this.tried = Math.max(1, to - through);
+    const previousHead = this.seenHead;
+    const { head, rest, toBlock, swaps } = await (ahead?.read ?? this.readRange(through, to));
+    this.seenHead = head;
+    // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
+    // answers for the range are not used, and the next tick asks again up to the head it reports.
+    if (!swaps || head < to) return 0;
+    if (!toBlock || (await swaps.head) < to) return 0;
+    const logs = [...(rest ?? []), ...(await swaps.logs)];
+    // The swaps and the other logs come from two requests, which may straddle a reorg: a block seen
+    // with two hashes has the range read again at the next tick.
+    if (forked(logs, to, toBlock.hash)) return 0;
+    const span = nextSpan(this.span, to - through, logs.length);
+    // The next range (up to the head seen before this tick, as above) is read while this one is
+    // written: the node's time and the database's overlap, two ranges in memory at most.
+    const nextTo = Math.min(previousHead, to + span);
+    if (nextTo > to) {
+      this.ahead = { from: to, to: nextTo, read: this.readRange(to, nextTo) };
+      this.ahead.read.catch(() => {}); // awaited by the next tick, or dropped
+    }
+    // Transfers of launch tokens: those known before this range and those launched in it.
+    const known = await this.database.db
+      .selectFrom('tokens')
+      .select('address')
+      .where('chain_id', '=', this.chainId)
+      .limit(ADDRESS_LIST + 1)
+      .execute();
+    const launchedNow = launchLogsOf(logs).map(launchedToken);
+    // Fetched while `apply` reads what the range's own logs need.
+    const tokenLogs =
+      known.length > ADDRESS_LIST
+        ? this.launchTokenLogs(through + 1, to, launchedNow)
+        : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
+    tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
+    await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
+    this.span = span;
+    this.moved = true;
+    return logs.length;
+  }
+
+  /**
+   * The node's head, and the logs of blocks through+1..to (when there are any): the swaps (with their
+   * senders, asked for as soon as they come), the suites' other logs and the range's end block.
+   */
+  private async readRange(through: number, to: number): Promise<RangeRead> {
     const c = this.suites.map((s) => s.contracts);
     const addresses = [
       ...new Set(
@@ -415,7 +471,8 @@ export class ChainIndexer {
     const poolManagers = new Set(
       c.filter((x) => isAddress(x.pool_manager, { strict: false })).map((x) => checksum(x.pool_manager)),
     );
-    const range = ranged ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
+    const range =
+      to > through ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
     // The range's swaps come alone and first: their transactions (the traders) are its
     // largest read, and they are asked for while the rest of its logs come.
     const swaps = range ? this.swaps(range, [...poolManagers]) : undefined;
@@ -440,34 +497,9 @@ export class ChainIndexer {
     const answers = await this.endpoint.batch(requests);
     const [headHex] = resultsOf(requests.slice(0, 1), answers.slice(0, 1)) as [Hex];
     const head = Number(BigInt(headHex));
-    this.seenHead = head;
-    // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
-    // answers for the range are not used, and the next tick asks again up to the head it reports.
-    if (!swaps || head < to) return 0;
+    if (!swaps || head < to) return { head, swaps };
     const [rest, toBlock] = resultsOf(requests.slice(1), answers.slice(1)) as [Log[], { hash: Hex } | null];
-    if (!toBlock || (await swaps.head) < to) return 0;
-    const logs = [...rest, ...(await swaps.logs)];
-    // The swaps and the other logs come from two requests, which may straddle a reorg: a block seen
-    // with two hashes has the range read again at the next tick.
-    if (forked(logs, to, toBlock.hash)) return 0;
-    // Transfers of launch tokens: those known before this range and those launched in it.
-    const known = await this.database.db
-      .selectFrom('tokens')
-      .select('address')
-      .where('chain_id', '=', this.chainId)
-      .limit(ADDRESS_LIST + 1)
-      .execute();
-    const launchedNow = launchLogsOf(logs).map(launchedToken);
-    // Fetched while `apply` reads what the range's own logs need.
-    const tokenLogs =
-      known.length > ADDRESS_LIST
-        ? this.launchTokenLogs(through + 1, to, launchedNow)
-        : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
-    tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
-    await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
-    this.span = nextSpan(this.span, to - through, logs.length);
-    this.moved = true;
-    return logs.length;
+    return { head, rest, toBlock, swaps };
   }
 
   /**

@@ -274,6 +274,9 @@ export class TestChain {
         }),
         value: one.value * BigInt(n),
       });
+      // Blocks of several such transactions stay under half the gas limit, so the base fee falls: one
+      // that compounded over thousands of full blocks would strand the later transactions' fee caps.
+      await this.client.request({ method: 'evm_setBlockGasLimit', params: ['0x2540be400'] } as never);
       const router = this.chain.uniswap.universal_router;
       const first = call(perTransaction);
       const gas =
@@ -293,7 +296,11 @@ export class TestChain {
           nonce: (nonces[from] as number)++,
         });
       }
-      const receipt = await this.client.waitForTransactionReceipt({ hash: last as Hex, pollingInterval: 20 });
+      const receipt = await this.client.waitForTransactionReceipt({
+        hash: last as Hex,
+        pollingInterval: 20,
+        timeout: 600_000,
+      });
       if (receipt.status !== 'success') throw new Error(`transaction ${last} reverted`);
     }
     return { token, head: Number(await this.client.getBlockNumber({ cacheTime: 0 })) };
