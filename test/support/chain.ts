@@ -15,6 +15,7 @@ import {
   http,
   keccak256,
   maxUint160,
+  numberToHex,
   parseAbi,
   type PublicClient,
   type TransactionReceipt,
@@ -252,8 +253,9 @@ export class TestChain {
 
   /**
    * A native-quoted launch and `swaps` small buys by three traders with a referrer; the head after them.
-   * With `perTransaction` > 1, each transaction makes that many (one router V4_SWAP command each) and
-   * they are sent without waiting for each other: a million trades in minutes.
+   * With `perTransaction` > 1, each transaction makes that many (one router V4_SWAP command each), a
+   * block each: a million trades in minutes and a thousand blocks (anvil keeps a state per block, on
+   * disk past its recent ones: a few MB each).
    */
   async launchWithSwaps(swaps: number, perTransaction = 1): Promise<{ token: Address; head: number }> {
     const { token } = await this.launch(this.account(1));
@@ -274,34 +276,41 @@ export class TestChain {
         }),
         value: one.value * BigInt(n),
       });
-      // Blocks of several such transactions stay under half the gas limit, so the base fee falls: one
-      // that compounded over thousands of full blocks would strand the later transactions' fee caps.
-      await this.client.request({ method: 'evm_setBlockGasLimit', params: ['0x2540be400'] } as never);
+      // A block gas limit three times such a transaction's gas: blocks stay under half of it, so the
+      // base fee falls rather than compounds (which would strand later transactions' fee caps).
+      const gasPerSwap = 150_000n;
+      const limit = gasPerSwap * BigInt(perTransaction) * 3n;
+      await this.client.request({
+        method: 'evm_setBlockGasLimit',
+        params: [numberToHex(limit > 30_000_000n ? limit : 30_000_000n)],
+      } as never);
       const router = this.chain.uniswap.universal_router;
       const first = call(perTransaction);
       const gas =
         ((await this.client.estimateGas({ account: this.account(2), to: router, ...first })) * 3n) / 2n;
       const traders = [2, 3, 4].map((i) => this.account(i));
       const nonces = await Promise.all(traders.map((a) => this.client.getTransactionCount({ address: a })));
-      let last: Hex | undefined;
-      for (let sent = 0, i = 0; sent < swaps; sent += perTransaction, i++) {
-        const n = Math.min(perTransaction, swaps - sent);
+      // At most 32 in the node's pool: a pool of thousands slows every block it mines.
+      const sent: Hex[] = [];
+      const mined = (hash: Hex) =>
+        this.client.waitForTransactionReceipt({ hash, pollingInterval: 10, timeout: 120_000 });
+      for (let done = 0, i = 0; done < swaps; done += perTransaction, i++) {
+        const n = Math.min(perTransaction, swaps - done);
         const from = i % traders.length;
-        last = await this.wallet.sendTransaction({
-          account: traders[from] as Address,
-          chain: null,
-          to: router,
-          ...(n === perTransaction ? first : call(n)),
-          gas,
-          nonce: (nonces[from] as number)++,
-        });
+        if (i >= 32) await mined(sent[i - 32] as Hex);
+        sent.push(
+          await this.wallet.sendTransaction({
+            account: traders[from] as Address,
+            chain: null,
+            to: router,
+            ...(n === perTransaction ? first : call(n)),
+            gas,
+            nonce: (nonces[from] as number)++,
+          }),
+        );
       }
-      const receipt = await this.client.waitForTransactionReceipt({
-        hash: last as Hex,
-        pollingInterval: 20,
-        timeout: 600_000,
-      });
-      if (receipt.status !== 'success') throw new Error(`transaction ${last} reverted`);
+      const receipt = await mined(sent.at(-1) as Hex);
+      if (receipt.status !== 'success') throw new Error(`transaction ${receipt.transactionHash} reverted`);
     }
     return { token, head: Number(await this.client.getBlockNumber({ cacheTime: 0 })) };
   }
