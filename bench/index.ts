@@ -289,12 +289,12 @@ export async function benchIndex() {
     while (!ingestOut.includes('pass 1:') && ingest.exitCode === null)
       await new Promise((r) => setTimeout(r, 100));
     const pass =
-      /pass 1: (\d+) logs in (\d+) ms, (\d+) ranges, peak RSS by quarter of the range: ([\d ]+) MB/.exec(
+      /pass 1: (\d+) logs in (\d+) ms, (\d+) ranges, (\d+) failed, peak RSS by quarter of the range: ([\d ]+) MB/.exec(
         ingestOut,
       );
     if (!pass) throw new Error(`the ingest did not finish its first pass: ${ingestOut}`);
     const ingestS = Number(pass[2]) / 1000;
-    const peaks = (pass[4] as string).split(' ').map(Number) as [number, number, number, number];
+    const peaks = (pass[5] as string).split(' ').map(Number) as [number, number, number, number];
     console.log(
       `\n### Ingest of the devnet's ${INGEST_TRADES.toLocaleString('en')} swaps, from the suite's first block, while the reads above ran (${readsDone.toFixed(0)} s of reads)`,
     );
@@ -302,7 +302,7 @@ export async function benchIndex() {
       `- eth_getLogs alone, every log of the range (baseline): ${getLogs.logs.toLocaleString('en')} logs in ${getLogs.s.toFixed(1)} s`,
     );
     console.log(
-      `- the indexer: ${Number(pass[1]).toLocaleString('en')} logs applied in ${ingestS.toFixed(1)} s (${(ingestS / getLogs.s).toFixed(2)}x), ${pass[3]} ranges`,
+      `- the indexer: ${Number(pass[1]).toLocaleString('en')} logs applied in ${ingestS.toFixed(1)} s (${(ingestS / getLogs.s).toFixed(2)}x), ${pass[3]} ranges (${pass[4]} failed and tried again)`,
     );
     console.log(`- the indexer's peak RSS by quarter of the range: ${peaks.join(', ')} MB`);
     await stops.splice(stops.indexOf(stopIngest), 1)[0]?.();

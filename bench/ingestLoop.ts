@@ -56,8 +56,15 @@ for (let pass = 1; !stopping; pass++) {
   // the history ingested.
   const peaks = [0, 0, 0, 0];
   await indexer.tick(); // sees the head
+  let errors = 0;
   for (let at = first - 1; !stopping && at < head; ticks++) {
-    logs += await indexer.tick();
+    // A failed range is tried again, as the indexer's own loop does (the node is shared with the reads).
+    try {
+      logs += await indexer.tick();
+    } catch (err) {
+      if (errors++ === 0) console.error(`ingest: ${String(err)} (tried again; later ones are counted)`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     at = await indexer.indexedThrough();
     const quarter = Math.min(3, Math.floor(((at - first + 1) * 4) / (head - first + 1)));
     peaks[quarter] = Math.max(peaks[quarter] as number, process.memoryUsage.rss());
@@ -65,7 +72,7 @@ for (let pass = 1; !stopping; pass++) {
   const mb = peaks.map((p) => (p / 2 ** 20).toFixed(0)).join(' ');
   if (!stopping)
     console.log(
-      `pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms, ${ticks} ranges, peak RSS by quarter of the range: ${mb} MB`,
+      `pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms, ${ticks} ranges, ${errors} failed, peak RSS by quarter of the range: ${mb} MB`,
     );
   if (!stopping) await reset();
 }
