@@ -26,6 +26,7 @@ import {
   type IndexScale,
   restoreMarket,
   timeOfBlock,
+  upgradeHolders,
   upgradeMarket,
 } from '../test/support/generatedIndex.ts';
 import { freePortRange } from '../test/support/net.ts';
@@ -50,8 +51,8 @@ const SECONDS = Number(process.env.BENCH_INDEX_SECONDS ?? 4);
 const INGEST_TRADES = Number(process.env.BENCH_INGEST_TRADES ?? Math.round(200_000 * FACTOR));
 // (About 100M gas each, a block each: 10,000 logs a block.)
 const SWAPS_PER_TX = 1000;
-/** The deep page read against the first (1,000 at full scale). */
-const DEEP = Math.min(1000, Math.floor(SCALE.trades / 2500));
+/** The deep page read against the first (1,000 at full scale; a hot token has a tenth of 2 in 10 holders). */
+const DEEP = Math.min(1000, Math.floor(SCALE.trades / 2500), Math.floor(SCALE.holders / 5000));
 /** The database server as a production one on this machine would be set (24 GiB, 2 cores). */
 const PG_SETTINGS = {
   shared_buffers: '2GB',
@@ -156,6 +157,8 @@ export async function benchIndex() {
       // A run that stopped inside its market refresh left the rows it rewrote: they are put back.
       if (await restoreMarket(database)) console.log('(market rows put back as generated)');
       if (await upgradeMarket(database)) console.log('(market rows given their quote-unit ranks)');
+      if (await upgradeHolders(database))
+        console.log('(holder rows given their balances, tokens their counts)');
     }
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
@@ -213,8 +216,6 @@ export async function benchIndex() {
     const { rows } = await sql<{ creator: string }>`select creator from tokens where chain_id = 8453
       order by created_at desc limit 1`.execute(database.db);
     const reads = hotReads(SCALE, rows[0]?.creator as string);
-    // (Holders are not measured here: their balances are read live at a pinned block, and the generated
-    // tokens are not on the chain; the devnet's own tokens come and go with the ingest passes.)
     /** The URL of a list's page n, walked through its cursors. */
     const pageN = async (url: string, n: number) => {
       let at = url;
@@ -228,6 +229,7 @@ export async function benchIndex() {
     const deep = {
       'tokens newest': await pageN(reads['tokens newest'] as string, DEEP),
       'trades, hot token': await pageN(reads['trades, hot token'] as string, DEEP),
+      'holders, hot token': await pageN(reads['holders, hot token'] as string, DEEP),
     };
 
     const ingest = spawn(process.execPath, ['bin/run-ts.js', 'bench/ingestLoop.ts'], {

@@ -28,6 +28,7 @@ import { refreshMarket } from './marketRefresh.ts';
 import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchText, searchWords } from './words.ts';
+import { applyTransfers, settleBalances, undoBalancesAbove } from './holderBalances.ts';
 import { appendEvents, type JournalEntry, pruneEvents, removeEventsAbove } from './journal.ts';
 import { announceCommitted, notifyInTransaction } from '../store/wakeups.ts';
 
@@ -320,26 +321,6 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
   return { trades, credits };
 }
 
-/** The holder candidates of a range: each token's first transfer to each address (the row is kept once). */
-function holderRows(chainId: ChainId, transfers: Log[]) {
-  const holders = new Map<
-    string,
-    { chain_id: ChainId; token: string; holder: string; block_number: number }
-  >();
-  for (const t of transfers) {
-    const holder = checksum(`0x${(t.topics[2] as Hex).slice(26)}`);
-    const key = `${t.address}:${holder}`;
-    if (!holders.has(key))
-      holders.set(key, {
-        chain_id: chainId,
-        token: checksum(t.address),
-        holder,
-        block_number: Number(BigInt(t.blockNumber)),
-      });
-  }
-  return [...holders.values()];
-}
-
 /** What the node answered for a range (see `readRange`). */
 interface RangeRead {
   head: number;
@@ -406,6 +387,8 @@ export class ChainIndexer {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
     through = await this.undoReorg(through);
+    // Balances a reorg (or an older index) left unknown are read at the indexed block first.
+    await settleBalances(this.database, this.endpoint, this.chainId, through);
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
     // So the range is known before this tick's head, which is asked for in the same batch as its logs.
@@ -655,7 +638,6 @@ export class ChainIndexer {
       for (const t of [
         'tokens',
         'token_words',
-        'token_holders',
         'token_updates',
         'trades',
         'fee_credits',
@@ -665,6 +647,7 @@ export class ChainIndexer {
       ] as const)
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
       await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
+      await undoBalancesAbove(trx, chain, fork);
       await this.refreshFields(
         trx,
         changed.map((c) => c.token),
@@ -894,10 +877,13 @@ export class ChainIndexer {
       });
     // The token logs (one request) are in by now, as a rule.
     const tokenEvents = decode(TOKEN_EVENTS, await tokenLogs);
-    const holders = holderRows(
-      this.chainId,
-      tokenEvents.filter((d) => d.event.eventName === 'Transfer').map((d) => d.log),
-    );
+    const transfers = tokenEvents
+      .filter((d) => d.event.eventName === 'Transfer')
+      .map(({ log, event }) => {
+        const a = event.args as unknown as { from: Address; to: Address; value: bigint };
+        const token = checksum(log.address);
+        return { token, from: a.from, to: a.to, value: a.value, block: Number(BigInt(log.blockNumber)) };
+      });
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const uriBlocks = untimed(uriUpdates.map((d) => d.log));
@@ -1076,7 +1062,7 @@ export class ChainIndexer {
           }),
       );
       await insertMany(this.database, trx, 'fee_events', feeEvents);
-      await insertMany(this.database, trx, 'token_holders', holders, (oc) => oc.doNothing());
+      await applyTransfers(this.database, trx, this.chainId, transfers);
       await insertMany(this.database, trx, 'token_updates', updates);
       await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);

@@ -1,12 +1,9 @@
-// The indexed reads of tokens: list, search, a creator's tokens, detail, trades, announcements and holder
-// snapshots. Served from the index (src/indexer); every answer carries how far the index reached. Lists
+// The indexed reads of tokens: list, search, a creator's tokens, detail, trades, announcements and
+// holders. Served from the index (src/indexer); every answer carries how far the index reached. Lists
 // page with signed cursors bound to the operation and its filters.
 import { sql } from 'kysely';
-import { type Abi, type Address, getAddress, type Hex } from 'viem';
-import { LaunchFactoryAbi } from '../../contracts/artifacts/index.ts';
+import { type Address, getAddress } from 'viem';
 import type { ChainClients } from '../chain/clients.ts';
-import { ERC20_ABI } from '../chain/erc20.ts';
-import { type Snapshot, withSnapshot, withSnapshotAt } from '../chain/snapshot.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../cursor.ts';
 import { ApiError } from '../errors.ts';
@@ -17,7 +14,7 @@ import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type MetadataDocument, type MetadataDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { Settings } from '../settings.ts';
-import { sharedPage } from './sharedPages.ts';
+import { amountOfSortable, SORTABLE_ZERO } from '../store/amounts.ts';
 import type {
   AnnouncementsTable,
   Database,
@@ -26,6 +23,7 @@ import type {
   TokensTable,
   TradesTable,
 } from '../store/db.ts';
+import { sharedPage } from './sharedPages.ts';
 
 /** How long a list waits for a document not yet read (a single token waits the full fetch time). */
 const LIST_DOCUMENT_WAIT_MS = 1000;
@@ -463,26 +461,40 @@ export function listCreatorTokens(
   return tokenPage(deps, 'creator_tokens', filters, { ...input, sort: 'newest' });
 }
 
-/** One token's record (with its pool and market data when asked) and how far the index reached. */
-export async function getToken(
+/**
+ * One token's record (with its pool and market data when asked) and how far the index reached: its
+ * reads run side by side (all keyed by the token), shared like a list page between identical requests.
+ */
+export function getToken(
   deps: TokenReadDeps,
   input: { chainId: ChainId; token: Address; include: string[]; origin: string },
 ) {
-  const p = { chain_id: input.chainId, token_address: input.token };
-  const row = await deps.database.db
-    .selectFrom('tokens')
-    .selectAll()
-    .where('chain_id', '=', p.chain_id)
-    .where('address', '=', getAddress(p.token_address))
-    .executeTakeFirst();
-  if (!row)
-    throw new ApiError(
-      'not_found',
-      `${getAddress(p.token_address)} is not indexed on chain ${p.chain_id} (yet)`,
-      { resource: 'token', chain_id: p.chain_id, token_address: getAddress(p.token_address) },
-    );
-  const record = await tokenDetail(deps, row, new Set(input.include), input.origin);
-  return { record, indexedThrough: await indexedThrough(deps.database, [p.chain_id]) };
+  const { chainId, origin } = input;
+  const token = getAddress(input.token);
+  const include = new Set(input.include);
+  const key = JSON.stringify(['token_detail', chainId, token, [...include].sort(), origin]);
+  return sharedPage(deps.database, deps.settings.pageShareMs, key, async () => {
+    // Taken first (it may lag the record, never lead it).
+    const through = indexedThrough(deps.database, [chainId]);
+    through.catch(() => {}); // awaited below
+    const row = deps.database.db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .executeTakeFirst();
+    const [found, extras] = await Promise.all([row, detailRows(deps, chainId, token, include)]);
+    if (!found)
+      throw new ApiError('not_found', `${token} is not indexed on chain ${chainId} (yet)`, {
+        resource: 'token',
+        chain_id: chainId,
+        token_address: token,
+      });
+    return {
+      record: await detailRecord(deps, found, include, origin, extras),
+      indexedThrough: await through,
+    };
+  });
 }
 
 /** A token row as the detail route gives it: its record with extra metadata (and market data when asked). */
@@ -492,27 +504,44 @@ export async function tokenDetail(
   include: Set<string>,
   origin: string,
 ) {
+  const extras = await detailRows(deps, row.chain_id as ChainId, row.address, include);
+  return detailRecord(deps, row, include, origin, extras);
+}
+
+/** The rows of a token's detail besides its own: its market row (when asked) and extra metadata. */
+async function detailRows(deps: TokenReadDeps, chainId: ChainId, token: string, include: Set<string>) {
   const db = deps.database.db;
   const [market, extras] = await Promise.all([
     include.has('market')
       ? db
           .selectFrom('token_market')
           .selectAll()
-          .where('chain_id', '=', row.chain_id)
-          .where('address', '=', row.address)
+          .where('chain_id', '=', chainId)
+          .where('address', '=', token)
           .executeTakeFirst()
       : undefined,
     // Extra metadata: the latest value of each key set after launch.
     db
       .selectFrom('token_updates')
       .select(['field', 'value'])
-      .where('chain_id', '=', row.chain_id)
-      .where('token', '=', row.address)
+      .where('chain_id', '=', chainId)
+      .where('token', '=', token)
       .where('field', 'like', 'extra:%')
       .orderBy('block_number')
       .orderBy('log_index')
       .execute(),
   ]);
+  return { market, extras };
+}
+
+/** The detail record of a token row and its detailRows. */
+async function detailRecord(
+  deps: TokenReadDeps,
+  row: TokensTable,
+  include: Set<string>,
+  origin: string,
+  { market, extras }: Awaited<ReturnType<typeof detailRows>>,
+) {
   const doc = await deps.documents.get(row.metadata_uri);
   const record = tokenRecord(deps, row, include, { doc, origin }, market);
   record.token = {
@@ -642,122 +671,80 @@ export const announcementRecord = (a: AnnouncementsTable) => ({
 });
 
 /**
- * A snapshot of a token's holders at one pinned block: every address the token was ever sent to
- * (from the index) with its balance read live; the largest first, labelled where known. Later pages
- * read the same block (the cursor carries it), so the pages of one walk add up to one snapshot; a
- * cursor whose block left the chain is cursor_stale.
+ * A token's holders with a balance, largest first (equal balances by address, highest first), from the
+ * index: balances are those of its Transfer logs through indexed_through (as_of_block), labelled where
+ * known, with the count of holders and the launch supply. The token row, the page and indexed_through
+ * are read side by side; pages resume after the cursor's (balance, address), however deep.
  */
 export async function getHolders(deps: TokenReadDeps, input: TokenRowsInput) {
   const db = deps.database.db;
-  const p = { chain_id: input.chainId };
-  const { token, limit, cursor } = input;
-  const scope = Cursors.scope('holder_snapshot', { chain: p.chain_id, token });
-  const resume = cursor
-    ? (deps.cursors.decode(cursor, scope) as [string, Hex, string, string, string])
-    : undefined;
-  const row = await db
-    .selectFrom('tokens')
-    .selectAll()
-    .where('chain_id', '=', p.chain_id)
-    .where('address', '=', token)
-    .executeTakeFirst();
+  const { chainId, token, limit, cursor } = input;
+  const scope = Cursors.scope('holder_snapshot', { chain: chainId, token });
+  const after = cursor ? (deps.cursors.decode(cursor, scope) as [string, string]) : undefined;
+  // Taken first (it may lag the page, never lead it).
+  const through = indexedThrough(deps.database, [chainId]);
+  through.catch(() => {}); // awaited below
+  let query = db
+    .selectFrom('token_holders')
+    .select(['holder', 'balance'])
+    .where('chain_id', '=', chainId)
+    .where('token', '=', token)
+    .where('balance', '>', SORTABLE_ZERO);
+  // (balance, address) compared as one value: an index range, however deep the page.
+  if (after) query = query.where(sql<boolean>`(balance, holder) < (${after[0]}, ${after[1]})`);
+  const [row, rows] = await Promise.all([
+    db
+      .selectFrom('tokens')
+      .select(['suite_id', 'current_creator', 'launch_supply', 'holder_count'])
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .executeTakeFirst(),
+    query
+      .orderBy('balance', 'desc')
+      .orderBy('holder', 'desc')
+      .limit(limit + 1)
+      .execute(),
+  ]);
   if (!row)
-    throw new ApiError('not_found', `${token} is not indexed on chain ${p.chain_id} (yet)`, {
+    throw new ApiError('not_found', `${token} is not indexed on chain ${chainId} (yet)`, {
       resource: 'token',
-      chain_id: p.chain_id,
+      chain_id: chainId,
       token_address: token,
     });
-  const suite = deps.deployments.get(p.chain_id)?.suites.find((x) => x.id === row.suite_id);
-  const holders = (
-    await db
-      .selectFrom('token_holders')
-      .select('holder')
-      .where('chain_id', '=', p.chain_id)
-      .where('token', '=', token)
-      .execute()
-  ).map((h) => h.holder as Address);
-  const through = await indexedThrough(deps.database, [p.chain_id]);
-  const work = async (snapshot: Snapshot) => {
-    const [supply, rights] = (await snapshot.readAll([
-      { address: token, abi: ERC20_ABI as Abi, functionName: 'totalSupply' },
-      ...(suite
-        ? [
-            {
-              address: suite.contracts.factory as Address,
-              abi: LaunchFactoryAbi as Abi,
-              functionName: 'creatorRights',
-              args: [token],
-            },
-          ]
-        : []),
-    ])) as [bigint, { currentCreator: Address } | undefined];
-    const balances: bigint[] = [];
-    for (let i = 0; i < holders.length; i += 500) {
-      const part = await snapshot.readAll(
-        holders
-          .slice(i, i + 500)
-          .map((h) => ({ address: token, abi: ERC20_ABI as Abi, functionName: 'balanceOf', args: [h] })),
-      );
-      balances.push(...(part as bigint[]));
-    }
-    const c = suite?.contracts;
-    const labels = new Map<string, string>(
-      [
-        [c?.pool_manager, 'pool'],
-        [c?.hook, 'hook'],
-        [c?.fee_escrow, 'fee_escrow'],
-        [c?.vesting_vault, 'vesting_vault'],
-        ['0x000000000000000000000000000000000000dEaD', 'burn'],
-      ].flatMap(([a, l]) => (a ? [[getAddress(a), l as string]] : [])) as [string, string][],
-    );
-    const creator = rights?.currentCreator ? getAddress(rights.currentCreator) : null;
-    // Largest first; equal balances by address, so that the order is total and pages resume exactly.
-    const after = (a: { balance: bigint; address: string }, b: { balance: bigint; address: string }) =>
-      a.balance !== b.balance ? a.balance < b.balance : a.address > b.address;
-    const rows = holders
-      .map((address, i) => ({ address, balance: balances[i] as bigint }))
-      .filter((h) => h.balance > 0n)
-      .sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
-    const start = resume
-      ? rows.findIndex((h) => after(h, { balance: BigInt(resume[3]), address: resume[4] }))
-      : 0;
-    const page = start < 0 ? [] : rows.slice(start, start + limit);
-    const percent = (balance: bigint) => {
-      const bp = supply > 0n ? (balance * 1_000_000n) / supply : 0n; // in 0.0001 %
-      return `${bp / 10_000n}.${(bp % 10_000n).toString().padStart(4, '0')}`;
-    };
-    const items = page.map((h) => ({
-      address: h.address,
-      balance_raw: h.balance.toString(),
-      supply_percent: percent(h.balance),
-      label: labels.get(h.address) ?? (h.address === creator ? 'creator' : null),
-      is_creator: h.address === creator,
-    }));
-    const last = page.at(-1);
-    const more = start >= 0 && start + limit < rows.length && last;
-    return {
-      items,
-      summary: { total_holders: rows.length, total_supply_raw: supply.toString() },
-      next: more
-        ? deps.cursors.encode(scope, [
-            snapshot.blockNumber.toString(),
-            snapshot.blockHash,
-            snapshot.timestamp.toString(),
-            last.balance.toString(),
-            last.address,
-          ])
-        : null,
-      asOfBlock: snapshot.blockNumber.toString(),
-      indexedThrough: through,
-    };
-  };
-  if (!resume) return withSnapshot(deps.chains, p.chain_id, work);
-  const head = { number: BigInt(resume[0]), hash: resume[1], timestamp: BigInt(resume[2]) };
-  return withSnapshotAt(
-    deps.chains,
-    p.chain_id,
-    head,
-    () => stale('its snapshot block left the chain'),
-    work,
+  const c = deps.deployments.get(chainId)?.suites.find((x) => x.id === row.suite_id)?.contracts;
+  const labels = new Map<string, string>(
+    [
+      [c?.pool_manager, 'pool'],
+      [c?.hook, 'hook'],
+      [c?.fee_escrow, 'fee_escrow'],
+      [c?.vesting_vault, 'vesting_vault'],
+      ['0x000000000000000000000000000000000000dEaD', 'burn'],
+    ].flatMap(([a, l]) => (a ? [[getAddress(a), l as string]] : [])) as [string, string][],
   );
+  const supply = BigInt(row.launch_supply);
+  const percent = (balance: bigint) => {
+    const bp = supply > 0n ? (balance * 1_000_000n) / supply : 0n; // in 0.0001 %
+    return `${bp / 10_000n}.${(bp % 10_000n).toString().padStart(4, '0')}`;
+  };
+  const page = rows.slice(0, limit);
+  const items = page.map((h) => {
+    const balance = amountOfSortable(h.balance as string);
+    return {
+      address: h.holder,
+      balance_raw: balance.toString(),
+      supply_percent: percent(balance),
+      label: labels.get(h.holder) ?? (h.holder === row.current_creator ? 'creator' : null),
+      is_creator: h.holder === row.current_creator,
+    };
+  });
+  const last = page.at(-1);
+  const indexed = await through;
+  return {
+    items,
+    summary: { total_holders: Number(row.holder_count ?? 0), total_supply_raw: supply.toString() },
+    next:
+      rows.length > limit && last ? deps.cursors.encode(scope, [last.balance as string, last.holder]) : null,
+    asOfBlock: indexed,
+    indexedThrough: indexed,
+  };
 }

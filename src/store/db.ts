@@ -99,6 +99,8 @@ export interface TokensTable {
   tx_hash: string;
   created_at: number | string | bigint;
   current_creator: string;
+  /** Holders with a balance. */
+  holder_count?: number;
   /** '' for tokens indexed before fee recipients were (until their next change). */
   fee_recipient: string;
   launch_supply: string;
@@ -167,7 +169,12 @@ export interface TokenHoldersTable {
   chain_id: number;
   token: string;
   holder: string;
+  /** The first block it received the token. */
   block_number: number | string | bigint;
+  /** Sortable text (store/amounts.ts). */
+  balance?: string;
+  /** The block of its last change; null: to be read from the chain. */
+  balance_block?: number | string | bigint | null;
 }
 
 export interface TokenUpdatesTable {

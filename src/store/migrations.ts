@@ -538,6 +538,34 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         await db.schema.alterTable('token_market').addColumn(column, 'double precision').execute();
     },
   },
+  '0018_holder_balances': {
+    async up(db: AnyDb) {
+      // Holder balances indexed from Transfer logs (src/store/amounts.ts: sortable text), as of
+      // balance_block, the block of their last change; null: not known yet, read from the chain by the
+      // indexer at its next tick (the rows of an index made before balances were indexed, and rows a
+      // reorg touched). A token's page of holders is a range of (token, balance, holder).
+      await db.schema
+        .alterTable('token_holders')
+        .addColumn('balance', 'varchar(100)', (c) => c.notNull().defaultTo('010'))
+        .execute();
+      await db.schema.alterTable('token_holders').addColumn('balance_block', 'bigint').execute();
+      await db.schema
+        .createIndex('token_holders_balance')
+        .on('token_holders')
+        .columns(['chain_id', 'token', 'balance', 'holder'])
+        .execute();
+      await db.schema
+        .createIndex('token_holders_changed')
+        .on('token_holders')
+        .columns(['chain_id', 'balance_block'])
+        .execute();
+      // Holders with a balance, per token (the holders summary), kept by the indexer.
+      await db.schema
+        .alterTable('tokens')
+        .addColumn('holder_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 });
 
 /**

@@ -192,6 +192,9 @@ export async function generateIndex(
      select ${CHAIN_OF}, ${addr(1, 'n')}, ${addr(4, 'k')}, ${block(`${T0} + 30 * n`)} + k % 1000
      from (select k, ${skewed('k', T, 2, 3)} as n from generate_series(1, ${scale.holders}) k) g`,
   );
+  const started = performance.now();
+  await upgradeHolders(database);
+  log(`holder balances and counts: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   await run(
     'announcements',
     `insert into announcements (chain_id, tx_hash, log_index, block_number, token, announcement_id, creator,
@@ -270,6 +273,36 @@ export async function upgradeMarket(database: Database): Promise<boolean> {
   return numUpdatedRows > 0n;
 }
 
+/**
+ * Holder rows generated before balances were indexed (or just inserted) get theirs: 1 to 999,999
+ * followed by 12 to 21 zeros, from the holder's address; each token its count of holders. Returns
+ * whether any row needed it.
+ */
+export async function upgradeHolders(database: Database): Promise<boolean> {
+  const db = database.db;
+  const { rows } = await sql<{ n: number }>`select 1 as n from token_holders where balance_block is null
+    limit 1`.execute(db);
+  if (rows.length === 0) return false;
+  const digits = `((abs(hashtext(holder)) % 999999) + 1)::text || repeat('0', 12 + abs(hashtext(holder || 'x')) % 10)`;
+  const restore = await withoutIndexes(database, 'token_holders');
+  await sql
+    .raw(
+      `update token_holders set balance = lpad(length(d)::text, 2, '0') || d, balance_block = block_number
+      from (select ctid as at, ${digits} as d from token_holders where balance_block is null) g
+      where token_holders.ctid = g.at`,
+    )
+    .execute(db);
+  await restore();
+  const restoreTokens = await withoutIndexes(database, 'tokens');
+  await sql`update tokens t set holder_count = c.n from
+    (select chain_id, token, count(*) as n from token_holders group by chain_id, token) c
+    where t.chain_id = c.chain_id and t.address = c.token`.execute(db);
+  await restoreTokens();
+  await sql`vacuum analyze token_holders`.execute(db);
+  await sql`vacuum analyze tokens`.execute(db);
+  return true;
+}
+
 /** Keeps a copy of the market rows as they are (a bench that rewrites them puts them back after). */
 export async function keepMarket(database: Database): Promise<void> {
   await sql`create table if not exists kept_token_market as table token_market`.execute(database.db);
@@ -314,6 +347,8 @@ export function hotReads(scale: IndexScale, creator: string): Record<string, str
     'creator tokens': `/v1/creators/${creator}/tokens?limit=25`,
     'trades, hot token': `/v1/tokens/8453/${hot}/trades?limit=25`,
     'trades, cold token': `/v1/tokens/8453/${cold}/trades?limit=25`,
+    'holders, hot token': `/v1/tokens/8453/${hot}/holders?limit=50`,
+    'holders, cold token': `/v1/tokens/8453/${cold}/holders?limit=50`,
     'announcements, hot token': `/v1/tokens/8453/${hot}/announcements?limit=25`,
     'token detail': `/v1/tokens/8453/${hot}?include=market,pool`,
     'wallet fee claims': `/v1/wallets/0x0000000000000000000000000000000000000002/fee-claims?chain_id=8453&limit=25`,
