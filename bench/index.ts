@@ -270,8 +270,10 @@ export async function benchIndex() {
       results[label] = r;
       sharedResults[label] = s;
       const failed = (x: Latency) => (x.failed ? ` (${x.failed} of ${x.failed + x.n} not 200)` : '');
+      // (No answer was 200: no figures.)
+      const ms = (v: number | null) => (v === null ? '–' : v.toFixed(2));
       console.log(
-        `| ${label} | ${r.p50.toFixed(2)}${failed(r)} | ${r.p99.toFixed(2)} | ${(r.p99 / baseline.p99).toFixed(1)} | ${s.p50.toFixed(2)}${failed(s)} | ${s.p99.toFixed(2)} |`,
+        `| ${label} | ${ms(r.p50)}${failed(r)} | ${ms(r.p99)} | ${(r.p99 / baseline.p99).toFixed(1)} | ${ms(s.p50)}${failed(s)} | ${ms(s.p99)} |`,
       );
     }
     console.log(

@@ -674,9 +674,16 @@ export const announcementRecord = (a: AnnouncementsTable) => ({
  * A token's holders with a balance, largest first (equal balances by address, highest first), from the
  * index: balances are those of its Transfer logs through indexed_through (as_of_block), labelled where
  * known, with the count of holders and the launch supply. The token row, the page and indexed_through
- * are read side by side; pages resume after the cursor's (balance, address), however deep.
+ * are read side by side; pages resume after the cursor's (balance, address), however deep. Shared like
+ * a list page between identical requests.
  */
-export async function getHolders(deps: TokenReadDeps, input: TokenRowsInput) {
+export function getHolders(deps: TokenReadDeps, input: TokenRowsInput) {
+  const key = JSON.stringify(['holder_snapshot', input]);
+  return sharedPage(deps.database, deps.settings.pageShareMs, key, () => readHolders(deps, input));
+}
+
+/** getHolders, read from the index. */
+async function readHolders(deps: TokenReadDeps, input: TokenRowsInput) {
   const db = deps.database.db;
   const { chainId, token, limit, cursor } = input;
   const scope = Cursors.scope('holder_snapshot', { chain: chainId, token });

@@ -331,12 +331,16 @@ export async function restoreMarket(database: Database): Promise<boolean> {
 /** The hot reads of a generated index, by label: every list sort and filter, search, rows of a token. */
 export function hotReads(scale: IndexScale, creator: string): Record<string, string> {
   const hot = address(1, scale.tokens); // the newest token, on 8453, the hottest
-  const cold = address(1, 12_345); // an old token on 8453 with few trades
+  // An old token on 8453 (n % 20 < 8) with few trades and holders.
+  const cold = address(1, scale.tokens > 12_345 ? 12_345 : 1_005);
   const reads: Record<string, string> = {};
   for (const sort of ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h']) {
     reads[`tokens ${sort}`] = `/v1/tokens?sort=${sort}&limit=25`;
     reads[`tokens ${sort}, 8453 rwa`] = `/v1/tokens?chain_id=8453&market=rwa&sort=${sort}&limit=25`;
   }
+  // One chain, every market (ranked: the all-chains index, other chains skipped); the smallest chain.
+  for (const sort of ['trending', 'market_cap'])
+    reads[`tokens ${sort}, 5042`] = `/v1/tokens?chain_id=5042&sort=${sort}&limit=25`;
   return {
     ...reads,
     'search word "rocket"': '/v1/tokens/search?q=rocket&limit=25',
