@@ -33,6 +33,7 @@ import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { loadSettings } from '../src/settings.ts';
+import { SORTABLE_ZERO } from '../src/store/amounts.ts';
 
 let env: DevnetGateway;
 let base: TestChain;
@@ -617,6 +618,23 @@ describe('indexed reads', () => {
     expect(r.json.summary.total_holders).toBe(rows.length);
     expect(r.json.meta.indexed_through_block).toMatch(/^\d+$/);
     expectProblem(await get(`/v1/tokens/8453/${base.quote('USDC')}/holders`), 404, 'not_found');
+  });
+
+  it('reads from the chain the balances it could not derive (rows of an index made before balances were)', async () => {
+    await indexed();
+    const listed = await expectHoldersOnChain(traded);
+    const db = env.gw.database.db;
+    const rows = db.updateTable('token_holders').where('chain_id', '=', 8453).where('token', '=', traded);
+    await rows.set({ balance: SORTABLE_ZERO, balance_block: null }).execute();
+    await db.updateTable('tokens').set({ holder_count: 0 }).where('address', '=', traded).execute();
+    // The next tick reads them at the indexed block, before its range.
+    await base.client.request({ method: 'anvil_mine', params: ['0x1'] } as never);
+    await indexed();
+    for (let i = 0; i < 100; i++) {
+      if ((await get(`/v1/tokens/8453/${traded}/holders`)).json.summary.total_holders > 0) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect(await expectHoldersOnChain(traded)).toEqual(listed);
   });
 
   it("lists a wallet's fee positions: claimable read live, claimed from the index", async () => {
