@@ -24,6 +24,16 @@ export class UpstreamFailure extends Error {
   }
 }
 
+/** The largest answer read from a node: past it the answer is dropped (a string can hold 512 MiB). */
+export const MAX_ANSWER_BYTES = 256 * 2 ** 20;
+
+/** A node's answer larger than MAX_ANSWER_BYTES: asking for less may work (fewer blocks, fewer calls). */
+export class AnswerTooLarge extends UpstreamFailure {
+  constructor() {
+    super('invalid', `the node's answer was larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`);
+  }
+}
+
 /** A JSON-RPC error object the node returned for one request (a revert, an unknown method, …). */
 export interface RpcErrorObject {
   code: number;
@@ -186,10 +196,22 @@ function attempt(url: string, payload: string, signal: AbortSignal, mayRetry: bo
           signal,
         },
         (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let chunks: Buffer[] = [];
+          let bytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (bytes > MAX_ANSWER_BYTES) return;
+            bytes += chunk.length;
+            if (bytes <= MAX_ANSWER_BYTES) chunks.push(chunk);
+            else {
+              // Dropped at once (the rest is not read): the request fails, the process stays up.
+              chunks = [];
+              reject(new AnswerTooLarge());
+              request.destroy();
+            }
+          });
           response.on('error', (err) => fail(err, 'invalid', 'the node sent a malformed answer'));
           response.on('end', () => {
+            if (bytes > MAX_ANSWER_BYTES) return;
             const status = response.statusCode ?? 0;
             if (status < 200 || status > 299) {
               reject(new UpstreamFailure('invalid', 'the node sent a malformed answer'));
