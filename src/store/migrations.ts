@@ -566,15 +566,6 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
-  '0019_market_fewer_indexes': {
-    async up(db: AnyDb) {
-      // A ranked list of one chain walks the all-chains index and skips the other chains' rows (each of
-      // the four holds 15-40 % of the tokens: a page of 25 reads a few hundred index entries): the
-      // per-chain indexes cost every market row rewrite 4 of its 13 index writes and did not pay for it.
-      for (const column of ['market_cap_usd', 'liquidity_usd', 'volume_24h_usd', 'trending_score'])
-        await db.schema.dropIndex(`token_market_chain_${column}`).execute();
-    },
-  },
 });
 
 /**
