@@ -57,7 +57,7 @@ async function problemsOf(url: string): Promise<{ status: number; problems: stri
   const r = await app.inject({ url, headers: { 'x-api-key': key } });
   const queries = captured.filter(
     (q) =>
-      /^(with|select)/i.test(q.text) &&
+      /^\s*(with|select)/i.test(q.text) &&
       /tokens|trades|token_holders|token_words|fee_events|announcements/.test(q.text),
   );
   const problems: string[] = [];

@@ -30,27 +30,34 @@ export async function listFeePositions(
   const { recipient, chainId, limit } = input;
   const scope = Cursors.scope('fee_claims_read', { recipient, chain: chainId });
   const after = input.cursor ? (deps.cursors.decode(input.cursor, scope) as [string])[0] : undefined;
-  // The wallet's positions, and its claims to sum: two reads side by side on one index, so that a wallet
-  // credited at every trade reads its few positions, not every credit.
-  const events = deps.database.db
-    .selectFrom('fee_events')
-    .where('chain_id', '=', chainId)
-    .where('recipient', '=', recipient);
-  const [held, claims, through] = await Promise.all([
-    events.select(['escrow', 'currency']).distinct().execute(),
-    events.select(['escrow', 'currency', 'amount']).where('kind', '=', 'claimed').execute(),
-    indexedThrough(deps.database, [chainId]),
-  ]);
+  // The wallet's positions and the claims of each, in one read of one index: the distinct (escrow,
+  // currency) are found by a skip scan (one probe per position, however many credits: a wallet credited
+  // at every trade has tens of thousands), then each position's claims are its own range.
+  const at = sql`f.recipient = ${recipient} and f.chain_id = ${chainId}`;
+  const following = (column: 'escrow' | 'currency') => sql`(select ${sql.ref(`f.${column}`)} from fee_events f
+    where ${at} and (f.escrow, f.currency) > (pos.escrow, pos.currency)
+    order by f.escrow, f.currency limit 1)`;
+  const rows = sql<{ escrow: string; currency: string; amount: string | null }>`
+    with recursive pos(escrow, currency) as (
+      select * from (select f.escrow, f.currency from fee_events f where ${at}
+        order by f.escrow, f.currency limit 1) head
+      union all
+      select ${following('escrow')}, ${following('currency')} from pos where pos.escrow is not null
+    )
+    select pos.escrow, pos.currency, f.amount from pos
+    left join fee_events f on ${at} and f.escrow = pos.escrow and f.currency = pos.currency
+      and f.kind = 'claimed'
+    where pos.escrow is not null`.execute(deps.database.db);
+  const [{ rows: found }, through] = await Promise.all([rows, indexedThrough(deps.database, [chainId])]);
   const positions = new Map<string, { escrow: Address; currency: Address; claimed: bigint }>();
-  for (const e of held)
-    positions.set(`${e.escrow}:${e.currency}`, {
-      escrow: e.escrow as Address,
-      currency: e.currency as Address,
-      claimed: 0n,
-    });
-  for (const e of claims) {
-    const p = positions.get(`${e.escrow}:${e.currency}`);
-    if (p) p.claimed += BigInt(e.amount);
+  for (const e of found) {
+    const key = `${e.escrow}:${e.currency}`;
+    let p = positions.get(key);
+    if (!p) {
+      p = { escrow: e.escrow as Address, currency: e.currency as Address, claimed: 0n };
+      positions.set(key, p);
+    }
+    if (e.amount !== null) p.claimed += BigInt(e.amount);
   }
   // Positions in (escrow, currency) order, paged after the cursor's; `owed` is read for the page only.
   const sorted = [...positions.values()]
