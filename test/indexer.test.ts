@@ -627,7 +627,7 @@ describe('indexed reads', () => {
     const rows = db.updateTable('token_holders').where('chain_id', '=', 8453).where('token', '=', traded);
     await rows.set({ balance: SORTABLE_ZERO, balance_block: null }).execute();
     await db.updateTable('tokens').set({ holder_count: 0 }).where('address', '=', traded).execute();
-    // The next tick reads them at the indexed block, before its range.
+    // The next range reads them at its last block.
     await base.client.request({ method: 'anvil_mine', params: ['0x1'] } as never);
     await indexed();
     for (let i = 0; i < 100; i++) {
@@ -760,7 +760,7 @@ describe('indexed reads', () => {
     expect(hashes).toContain(survivor.transactionHash);
     expect(hashes).not.toContain(orphan.transactionHash);
     expect(hashes).toHaveLength(2);
-    // Balances the orphan changed are the chain's again (read back at the fork, then moved on).
+    // Balances the orphan changed are the chain's again (read with the next range, at its last block).
     const holders = await expectHoldersOnChain(traded);
     expect(holders.find((h) => h.address === trader)?.balance_raw).not.toBe(orphanBalance?.balance_raw);
     // The rename went with its block: the launch name is back, in the record and in search.

@@ -2,9 +2,10 @@
 // stored balances (read, added, written back: the indexer is the chain's one writer) and keeps each
 // token's count of holders with a balance. A balance that cannot be derived (a reorg took back blocks
 // that changed it, a row from before balances were indexed, a sender never seen receiving) is marked
-// unknown (balance_block null) and read from the chain at the indexed block at the next tick.
+// unknown (balance_block null) and read from the chain with the next range: at that range's last block,
+// by its hash (so that the read and the range's logs are one chain), in place of the range's moves.
 import { sql, type Transaction } from 'kysely';
-import { type Abi, type Address, encodeFunctionData, numberToHex, zeroAddress } from 'viem';
+import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { ERC20_ABI } from '../chain/erc20.ts';
 import type { RpcEndpoint } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
@@ -30,7 +31,7 @@ interface Move {
   last: number;
 }
 
-/** How many unknown balances one tick reads from the chain. */
+/** How many unknown balances one range reads from the chain. */
 const SETTLE_BATCH = 2000;
 
 /** Every holder's net move in a range's transfers (the zero address mints and burns; it holds nothing). */
@@ -52,18 +53,32 @@ function movesOf(transfers: Transfer[]): Move[] {
   return [...moves.values()];
 }
 
-/** Adds a range's transfers to the stored balances and the tokens' holder counts, inside its commit. */
+/** A holder's balance read from the chain at a range's last block. */
+export interface ReadBalance {
+  token: string;
+  holder: string;
+  balance: bigint;
+}
+
+/**
+ * Adds a range's transfers to the stored balances and the tokens' holder counts, inside its commit;
+ * balances read at the range's last block (`read`, see readUnknownBalances) replace what was stored
+ * and the range's moves of those holders.
+ */
 export async function applyTransfers(
   database: Database,
   trx: Transaction<Tables>,
   chainId: ChainId,
   transfers: Transfer[],
+  read: ReadBalance[],
+  to: number,
 ): Promise<void> {
   const moves = movesOf(transfers);
-  if (moves.length === 0) return;
+  const readAt = new Map(read.map((r) => [`${r.token}:${r.holder}`, r.balance]));
   const stored = new Map<string, { balance: string; balance_block: unknown }>();
-  for (let i = 0; i < moves.length; i += 500) {
-    const part = moves.slice(i, i + 500);
+  const asked = moves.filter((m) => !readAt.has(`${m.token}:${m.holder}`));
+  for (let i = 0; i < asked.length; i += 500) {
+    const part = asked.slice(i, i + 500);
     const { rows } = await sql<{ token: string; holder: string; balance: string; balance_block: unknown }>`
       select token, holder, balance, balance_block from token_holders
       where chain_id = ${chainId} and (token, holder) in
@@ -71,7 +86,7 @@ export async function applyTransfers(
     for (const r of rows) stored.set(`${r.token}:${r.holder}`, r);
   }
   const counts = new Map<string, number>();
-  const rows = moves.map((m) => {
+  const rows = asked.map((m) => {
     const before = stored.get(`${m.token}:${m.holder}`);
     const known = !before || before.balance_block !== null;
     const was = before ? amountOfSortable(before.balance) : 0n;
@@ -92,6 +107,20 @@ export async function applyTransfers(
       balance_block: unknown ? null : m.last,
     };
   });
+  // (A holder read here that the range's transfers reached for the first time has its first block.)
+  const first = new Map(
+    moves.map((m) => [`${m.token}:${m.holder}`, m.first === Number.MAX_SAFE_INTEGER ? m.last : m.first]),
+  );
+  for (const r of read)
+    rows.push({
+      chain_id: chainId,
+      token: r.token,
+      holder: r.holder,
+      block_number: first.get(`${r.token}:${r.holder}`) ?? to,
+      balance: sortableAmount(r.balance),
+      balance_block: to,
+    });
+  if (rows.length === 0) return;
   await insertMany(database, trx, 'token_holders', rows, (oc) =>
     oc.columns(['chain_id', 'token', 'holder']).doUpdateSet({
       balance: (eb) => eb.ref('excluded.balance'),
@@ -105,6 +134,8 @@ export async function applyTransfers(
       .where('chain_id', '=', chainId)
       .where('address', '=', token)
       .execute();
+  // Tokens with balances read: counted again.
+  await recount(trx, chainId, [...new Set(read.map((r) => r.token))]);
 }
 
 /**
@@ -141,15 +172,15 @@ export async function undoBalancesAbove(trx: Transaction<Tables>, chainId: Chain
 }
 
 /**
- * Reads unknown balances from the chain at the indexed block `through` (a batch a tick), before the next
- * range adds its moves to them.
+ * Unknown balances (a batch a range) read from the chain at the range's last block, by its hash: the
+ * read and the range's logs are one chain, or the call fails and the range is read again.
  */
-export async function settleBalances(
+export async function readUnknownBalances(
   database: Database,
   endpoint: RpcEndpoint,
   chainId: ChainId,
-  through: number,
-): Promise<number> {
+  blockHash: Hex,
+): Promise<ReadBalance[]> {
   const unknown = await database.db
     .selectFrom('token_holders')
     .select(['token', 'holder'])
@@ -157,7 +188,7 @@ export async function settleBalances(
     .where('balance_block', 'is', null)
     .limit(SETTLE_BATCH)
     .execute();
-  if (unknown.length === 0) return 0;
+  if (unknown.length === 0) return [];
   const calls = unknown.map((u) => ({
     method: 'eth_call',
     params: [
@@ -169,27 +200,15 @@ export async function settleBalances(
           args: [u.holder as Address],
         }),
       },
-      numberToHex(through),
+      { blockHash },
     ],
   }));
-  // Every call must answer (a node that no longer has the block's state fails the tick, tried again).
+  // Every call must answer (a node without that block's state fails the tick, tried again).
   const answers = await endpoint.batchResultsInChunks<unknown>(calls);
   // (No code at the address answers nothing: no balance.)
   const balanceOf = (answer: unknown) =>
     typeof answer === 'string' && /^0x[0-9a-fA-F]{64}$/.test(answer) ? BigInt(answer) : 0n;
-  await database.db.transaction().execute(async (trx) => {
-    for (const [i, u] of unknown.entries())
-      await trx
-        .updateTable('token_holders')
-        .set({ balance: sortableAmount(balanceOf(answers[i])), balance_block: through })
-        .where('chain_id', '=', chainId)
-        .where('token', '=', u.token)
-        .where('holder', '=', u.holder)
-        .where('balance_block', 'is', null)
-        .execute();
-    await recount(trx, chainId, [...new Set(unknown.map((u) => u.token))]);
-  });
-  return unknown.length;
+  return unknown.map((u, i) => ({ token: u.token, holder: u.holder, balance: balanceOf(answers[i]) }));
 }
 
 /** Each token's count of holders with a balance, taken again. */

@@ -28,7 +28,7 @@ import { refreshMarket } from './marketRefresh.ts';
 import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchText, searchWords } from './words.ts';
-import { applyTransfers, settleBalances, undoBalancesAbove } from './holderBalances.ts';
+import { applyTransfers, readUnknownBalances, undoBalancesAbove } from './holderBalances.ts';
 import { appendEvents, type JournalEntry, pruneEvents, removeEventsAbove } from './journal.ts';
 import { announceCommitted, notifyInTransaction } from '../store/wakeups.ts';
 
@@ -390,8 +390,6 @@ export class ChainIndexer {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
     through = await this.undoReorg(through);
-    // Balances a reorg (or an older index) left unknown are read at the indexed block first.
-    await settleBalances(this.database, this.endpoint, this.chainId, through);
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
     // So the range is known before this tick's head, which is asked for in the same batch as its logs.
@@ -887,6 +885,9 @@ export class ChainIndexer {
         const token = checksum(log.address);
         return { token, from: a.from, to: a.to, value: a.value, block: Number(BigInt(log.blockNumber)) };
       });
+    // Balances a reorg (or an older index) left unknown, read at this range's last block.
+    const balances = readUnknownBalances(this.database, this.endpoint, this.chainId, toHash);
+    balances.catch(() => {}); // awaited below, with the other reads
     // ContractURIUpdated carries no value: the URI is read at the block of the event.
     const uriUpdates = tokenEvents.filter((d) => d.event.eventName === 'ContractURIUpdated');
     const uriBlocks = untimed(uriUpdates.map((d) => d.log));
@@ -902,6 +903,7 @@ export class ChainIndexer {
     ]);
     late.catch(() => {}); // awaited below, as `reads`
     const answers = await reads;
+    const read = await balances;
     let at = 0;
     const next = (n: number) => answers.slice(at, (at += n));
     const views = next(launchLogs.length * READS_PER_LAUNCH) as Hex[];
@@ -1065,7 +1067,7 @@ export class ChainIndexer {
           }),
       );
       await insertMany(this.database, trx, 'fee_events', feeEvents);
-      await applyTransfers(this.database, trx, this.chainId, transfers);
+      await applyTransfers(this.database, trx, this.chainId, transfers, read, to);
       await insertMany(this.database, trx, 'token_updates', updates);
       await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());
       await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
