@@ -285,7 +285,12 @@ async function readTokenPage(
     .select(MARKET_COLUMNS);
   // Ranked orders filter and order on token_market's own columns (its indexes); the others on tokens'.
   const on = ranked ? ('m' as const) : ('t' as const);
-  if (filters.chain_id) query = query.where(`${on}.chain_id`, '=', filters.chain_id);
+  // (One chain of a ranked list as a range of one value, not an equality: the planner then keeps the
+  // chain in the order, which only the chain's own index gives; see chainFirst below.)
+  if (filters.chain_id)
+    query = ranked
+      ? query.where('m.chain_id', '>=', filters.chain_id).where('m.chain_id', '<=', filters.chain_id)
+      : query.where('t.chain_id', '=', filters.chain_id);
   if (filters.market && filters.market !== 'all') query = query.where(`${on}.market`, '=', filters.market);
   if (ranked) query = query.where(`m.${ranked}`, 'is not', null);
   if (filters.creator) query = query.where('t.creator', '=', filters.creator);
@@ -393,7 +398,8 @@ async function readTokenPage(
   const dir = sort === 'oldest' ? 'asc' : 'desc';
   // One chain's ranked list is ordered by its chain first (one value): the order of that chain's own
   // index, which the planner must take; the all-chains index with the other chains skipped looks as
-  // cheap to it, and read 750k entries at 1M tokens when the chain's tokens ranked last.
+  // cheap to it, and read 750k entries at 1M tokens when the chain's tokens ranked last. (With the
+  // chain as an equality the planner would drop it from the order, and both indexes would do.)
   const chainFirst = (q: typeof query) =>
     filters.chain_id
       ? filters.market && filters.market !== 'all'
