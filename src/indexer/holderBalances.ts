@@ -26,13 +26,13 @@ interface Move {
   token: string;
   holder: string;
   delta: bigint;
-  /** The first block of the range in which it received the token (a new row's block_number). */
+  /** The first block of the range in which it received the token, else its last (a new row's block_number). */
   first: number;
   last: number;
 }
 
 /** How many unknown balances one range reads from the chain. */
-const SETTLE_BATCH = 2000;
+const READ_BATCH = 2000;
 
 /** Every holder's net move in a range's transfers (the zero address mints and burns; it holds nothing). */
 function movesOf(transfers: Transfer[]): Move[] {
@@ -50,7 +50,9 @@ function movesOf(transfers: Transfer[]): Move[] {
     add(t.token, t.from, -t.value, t.block, false);
     add(t.token, t.to, t.value, t.block, true);
   }
-  return [...moves.values()];
+  const all = [...moves.values()];
+  for (const m of all) if (m.first === Number.MAX_SAFE_INTEGER) m.first = m.last;
+  return all;
 }
 
 /** A holder's balance read from the chain at a range's last block. */
@@ -74,7 +76,7 @@ export async function applyTransfers(
   to: number,
 ): Promise<void> {
   const moves = movesOf(transfers);
-  const readAt = new Map(read.map((r) => [`${r.token}:${r.holder}`, r.balance]));
+  const readAt = new Set(read.map((r) => `${r.token}:${r.holder}`));
   const stored = new Map<string, { balance: string; balance_block: unknown }>();
   const asked = moves.filter((m) => !readAt.has(`${m.token}:${m.holder}`));
   for (let i = 0; i < asked.length; i += 500) {
@@ -102,15 +104,13 @@ export async function applyTransfers(
       chain_id: chainId,
       token: m.token,
       holder: m.holder,
-      block_number: m.first === Number.MAX_SAFE_INTEGER ? m.last : m.first,
+      block_number: m.first,
       balance,
       balance_block: unknown ? null : m.last,
     };
   });
   // (A holder read here that the range's transfers reached for the first time has its first block.)
-  const first = new Map(
-    moves.map((m) => [`${m.token}:${m.holder}`, m.first === Number.MAX_SAFE_INTEGER ? m.last : m.first]),
-  );
+  const first = new Map(moves.map((m) => [`${m.token}:${m.holder}`, m.first]));
   for (const r of read)
     rows.push({
       chain_id: chainId,
@@ -140,7 +140,7 @@ export async function applyTransfers(
 
 /**
  * A reorg back to `fork`, inside its commit: holders first seen above it go, balances changed above it
- * become unknown (read again at the next tick), and the tokens' counts are taken again.
+ * become unknown (read with the next range), and the tokens' counts are taken again.
  */
 export async function undoBalancesAbove(trx: Transaction<Tables>, chainId: ChainId, fork: number) {
   const touched = await trx
@@ -186,7 +186,7 @@ export async function readUnknownBalances(
     .select(['token', 'holder'])
     .where('chain_id', '=', chainId)
     .where('balance_block', 'is', null)
-    .limit(SETTLE_BATCH)
+    .limit(READ_BATCH)
     .execute();
   if (unknown.length === 0) return [];
   const calls = unknown.map((u) => ({

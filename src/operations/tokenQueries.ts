@@ -505,18 +505,21 @@ export function getToken(
       .where('address', '=', token)
       .executeTakeFirst();
     const [found, extras] = await Promise.all([row, detailRows(deps, chainId, token, include)]);
-    if (!found)
-      throw new ApiError('not_found', `${token} is not indexed on chain ${chainId} (yet)`, {
-        resource: 'token',
-        chain_id: chainId,
-        token_address: token,
-      });
+    if (!found) throw notIndexed(chainId, token);
     return {
       record: await detailRecord(deps, found, include, origin, extras),
       indexedThrough: await through,
     };
   });
 }
+
+/** The not_found of a token the index does not have (yet). */
+const notIndexed = (chainId: ChainId, token: string) =>
+  new ApiError('not_found', `${token} is not indexed on chain ${chainId} (yet)`, {
+    resource: 'token',
+    chain_id: chainId,
+    token_address: token,
+  });
 
 /** A token row as the detail route gives it: its record with extra metadata (and market data when asked). */
 export async function tokenDetail(
@@ -733,12 +736,7 @@ async function readHolders(deps: TokenReadDeps, input: TokenRowsInput) {
       .limit(limit + 1)
       .execute(),
   ]);
-  if (!row)
-    throw new ApiError('not_found', `${token} is not indexed on chain ${chainId} (yet)`, {
-      resource: 'token',
-      chain_id: chainId,
-      token_address: token,
-    });
+  if (!row) throw notIndexed(chainId, token);
   const c = deps.deployments.get(chainId)?.suites.find((x) => x.id === row.suite_id)?.contracts;
   const labels = new Map<string, string>(
     [
