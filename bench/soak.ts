@@ -55,7 +55,9 @@ const INDEX_TABLES: Record<string, string[]> = {
   fee_events: [],
   fee_credits: [],
   token_words: [],
-  token_holders: [],
+  // (balance_block: the block a balance is known as of; a balance read from the chain after a reorg
+  // fault is known as of the range it was read with, a later block than its last change.)
+  token_holders: ['balance_block'],
   token_updates: [],
   skipped_logs: [],
   token_market: ['updated_at', 'as_of_block'],

@@ -173,7 +173,10 @@ export interface TokenHoldersTable {
   block_number: number | string | bigint;
   /** Sortable text (store/amounts.ts). */
   balance?: string;
-  /** The block of its last change; null: to be read from the chain. */
+  /**
+   * A block it is known as of, no earlier than its last change (its last change, or the block it was
+   * read from the chain at); null: to be read from the chain.
+   */
   balance_block?: number | string | bigint | null;
 }
 

@@ -541,9 +541,10 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
   '0018_holder_balances': {
     async up(db: AnyDb) {
       // Holder balances indexed from Transfer logs (src/store/amounts.ts: sortable text), as of
-      // balance_block, the block of their last change; null: not known yet, read from the chain by the
-      // indexer at its next tick (the rows of an index made before balances were indexed, and rows a
-      // reorg touched). A token's page of holders is a range of (token, balance, holder).
+      // balance_block (their last change, or the block they were read from the chain at); null: not
+      // known yet, read from the chain with the indexer's next range (the rows of an index made before
+      // balances were indexed, and rows a reorg touched). A token's page of holders is a range of
+      // (token, balance, holder).
       await db.schema
         .alterTable('token_holders')
         .addColumn('balance', 'varchar(100)', (c) => c.notNull().defaultTo('010'))
