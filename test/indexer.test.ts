@@ -307,14 +307,26 @@ describe('indexed reads', () => {
     const ethTokens = [traded, tokens[2] as Address]; // traded, and never traded
     const setAnswer = (usd: bigint) =>
       base.call(base.account(0), feed, UsdPriceFeedAbi as Abi, 'setAnswer', [usd * 10n ** 8n]);
+    // The untraded token's row as the refresh last wrote it.
+    await refreshed(tokens[2] as Address);
+    const stored = () =>
+      env.gw.database.db
+        .selectFrom('token_market')
+        .select(['updated_at', 'as_of_block'])
+        .where('chain_id', '=', 8453)
+        .where('address', '=', tokens[2] as Address)
+        .executeTakeFirstOrThrow();
+    const untouched = await stored();
     await setAnswer(4000n);
     try {
-      // The untraded ETH token moves too: a new reference price recomputes every token of the quote.
+      // The untraded ETH token moves too, and its row is not rewritten: USD is applied when read.
       for (const token of ethTokens) {
         const m = await refreshed(token);
         expect(m.quote_price.usd, token).toBe(4000);
         expect(m.price.usd).toBeCloseTo(Number(m.price.quote) * 4000, 12);
+        expect(Date.parse(m.updated_at)).toBeGreaterThan(Number(untouched.updated_at));
       }
+      expect(await stored()).toEqual(untouched);
       const code = await base.client.getCode({ address: feed });
       await base.client.request({ method: 'anvil_setCode', params: [feed, '0x'] } as never);
       try {
@@ -414,6 +426,34 @@ describe('indexed reads', () => {
     }
     expect(new Set(walked)).toEqual(new Set(everything));
     expect(walked).toHaveLength(everything.length);
+
+    // USD walks too, across quotes (USDC at 1, ETH at its price, stock quotes without one last): each
+    // page merges the ranges of every quote's tokens after the cursor.
+    for (const sort of ['volume_24h', 'market_cap', 'liquidity']) {
+      const whole = addresses(await order(sort));
+      let steps: Address[] = [];
+      for (let attempt = 0; attempt < 20 && steps.length !== whole.length; attempt++) {
+        steps = [];
+        let cursor: string | null = null;
+        do {
+          const r = await get(
+            `/v1/tokens?chain_id=8453&sort=${sort}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
+          if (r.status === 409) {
+            steps = [];
+            break;
+          }
+          steps.push(...addresses(r.json.data));
+          cursor = r.json.pagination.next_cursor;
+        } while (cursor);
+        // (A refresh between the whole list and the walk may have moved it: both are read again.)
+        if (steps.length === whole.length && steps.join() !== whole.join()) {
+          whole.splice(0, whole.length, ...addresses(await order(sort)));
+          steps = [];
+        }
+      }
+      expect(steps, sort).toEqual(whole);
+    }
 
     // A cursor issued before a refresh is refused: the order may have moved under it.
     const first = await get('/v1/tokens?chain_id=8453&sort=trending&limit=1');

@@ -3,7 +3,7 @@
 // USD values exist only where the quote is a stablecoin (1 unit = 1 USD): no other USD price source is
 // configured, so they are null otherwise and such tokens rank last in USD orders.
 import { sql } from 'kysely';
-import type { TokenMarketTable } from '../store/db.ts';
+import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.ts';
 
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 export type Activity = Record<keyof typeof WINDOWS, { trades: number; volume_quote_raw: string }>;
@@ -72,16 +72,50 @@ export function quoteRank(raw: bigint, decimals: number): number {
   return Number(decimal(raw, decimals, 6));
 }
 
-/** USD as a double for ranking: -1 (ranks last) where the quote has no USD price. */
-export function usdRank(quoteValue: number, usd: number | null): number {
-  return usd === null ? -1 : quoteValue * usd;
+/** Where a token's USD price comes from, by its quote currency (kept per row as usd_source). */
+export const USD_SOURCE = { none: 0, stablecoin: 1, native: 2 } as const;
+export type UsdSource = (typeof USD_SOURCE)[keyof typeof USD_SOURCE];
+
+/**
+ * USD per whole quote unit for a usd_source on a chain, as of the chain's last refresh, and its time:
+ * 1 for stablecoins (at the refresh's chain time), the native price read at the refresh for native and
+ * WETH quotes (at its feed round's time); null where there is none (such tokens rank last in USD orders).
+ */
+export function usdPrice(
+  source: number | null,
+  state: MarketStateTable | undefined,
+): { usd: number; at: number } | null {
+  if (!state) return null;
+  if (source === USD_SOURCE.stablecoin) return { usd: 1, at: Number(state.chain_time) };
+  if (source === USD_SOURCE.native && state.native_usd !== null)
+    return { usd: Number(state.native_usd), at: Number(state.native_usd_at ?? state.chain_time) };
+  return null;
 }
 
-/** usdRank in SQL over a stored quoteRank column, for a USD price that moved (the same doubles). */
-export const usdRankSql = (
-  column: 'market_cap_quote' | 'liquidity_quote' | 'volume_24h_quote',
-  usd: number | null,
-) => (usd === null ? sql<number>`-1` : sql<number>`${sql.ref(column)} * ${usd}`);
+/** A stored market row as read: its USD price from its chain's state, and current as of that state. */
+export type MarketView = TokenMarketTable & {
+  quote_usd: number | null;
+  quote_usd_at: number | null;
+};
+
+/**
+ * The row as of its chain's last refresh: a refresh recomputes every row whose values can have moved
+ * and proves the others unchanged, so an unmarked row is current as of the refresh (its block and
+ * time) even when it was written earlier; its USD price is the refresh's for its usd_source.
+ */
+export function marketView(row: TokenMarketTable, state: MarketStateTable | undefined): MarketView {
+  const price = usdPrice(row.usd_source, state);
+  const current = state !== undefined && row.rebuild === 0;
+  const max = (a: number | string | bigint, b: number | string | bigint) =>
+    current && Number(b) > Number(a) ? b : a;
+  return {
+    ...row,
+    as_of_block: max(row.as_of_block, state?.as_of_block ?? 0),
+    updated_at: max(row.updated_at, state?.refreshed_at ?? 0),
+    quote_usd: price?.usd ?? null,
+    quote_usd_at: price?.at ?? null,
+  };
+}
 
 /** The trending score's per-trader cap in SQL, over a column of one trader's summed trendingWeight. */
 export const cappedWeight = (kind: 'sqlite' | 'postgres', weight: string) =>
@@ -89,12 +123,30 @@ export const cappedWeight = (kind: 'sqlite' | 'postgres', weight: string) =>
     ? sql<number>`least(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`
     : sql<number>`min(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`;
 
+/** A token's market row as read (marketView), or undefined before its first refresh: one query. */
+export async function marketOf(
+  database: Database,
+  chainId: number,
+  token: string,
+): Promise<MarketView | undefined> {
+  const [row, state] = await Promise.all([
+    database.db
+      .selectFrom('token_market')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .executeTakeFirst(),
+    database.db.selectFrom('market_state').selectAll().where('chain_id', '=', chainId).executeTakeFirst(),
+  ]);
+  return row && marketView(row, state);
+}
+
 /**
  * The `market_data` record of a token from its stored row: `data_status` is `fresh` while the row is
  * younger than `staleAfterMs`, else `stale`; `pending` (all values null) before its first refresh.
  */
 export function marketRecord(
-  row: (TokenMarketTable & { launch_supply: string; address: string; quote_address: string }) | undefined,
+  row: (MarketView & { launch_supply: string; address: string; quote_address: string }) | undefined,
   quote: { decimals: number },
   nowMs: number,
   staleAfterMs: number,

@@ -5,7 +5,9 @@
 // 1h/6h/24h activity and the trending score. Reserves are extended by the trades since the last
 // refresh (computed in full for new tokens and after a reorg below them). Only tokens whose values can
 // have moved are recomputed: those without market data, those a reorg marked, and those with trades in
-// the last 24 h or since the last refresh.
+// the last 24 h or since the last refresh. USD is not stored per row: rows keep quote-unit values and
+// their usd_source, and the native USD price read here goes to market_state, so a moved price rewrites
+// no row (marketData.ts: marketView).
 import { sql } from 'kysely';
 import {
   type Abi,
@@ -32,16 +34,16 @@ import {
   quoteRank,
   roundScore,
   trendingWeight,
-  usdRank,
-  usdRankSql,
+  USD_SOURCE,
+  type UsdSource,
   WINDOWS,
 } from './marketData.ts';
 
 const CHUNK = 500;
-/** Rows re-priced per statement when the native USD price moved (short transactions, no long locks). */
-const REPRICE_BATCH = 20_000;
+/** Rows given their usd_source per statement (after the upgrade that added it). */
+const SOURCE_BATCH = 20_000;
 
-/** Refreshes one chain's market data; returns how many tokens were recomputed or re-priced. */
+/** Refreshes one chain's market data; returns how many tokens were recomputed. */
 export async function refreshMarket(opts: {
   chainId: ChainId;
   endpoint: RpcEndpoint;
@@ -71,15 +73,17 @@ export async function refreshMarket(opts: {
   // (A reorg lowers the state's as_of_block to its fork: rows above it are extended from there.)
   const previousBlock = Number(previous?.as_of_block ?? -1);
 
-  // The native currency's USD price at this block. When it moved (or first appears, or can no longer
-  // be read), every native- and WETH-quoted token is re-priced, so their USD figures and ranks follow.
+  // The native currency's USD price at this block, for the chain's native- and WETH-quoted tokens.
   const manifest = deployments.get(chainId);
   const native = await nativeUsd(opts.endpoint, manifest?.native_usd_feed as Address | undefined, through);
   const pegged = [zeroAddress, ...(manifest?.weth ? [manifest.weth] : [])];
-  const before = previous?.native_usd ?? null;
-  const moved =
-    (native?.usd ?? null) !== before &&
-    (native === null || before === null || Math.abs(native.usd / before - 1) > USD_MOVE);
+  const sourceOf = (token: { suite_id: string; quote_address: string }): UsdSource =>
+    deployments.quote(chainId, token.suite_id, token.quote_address)?.asset_type === 'stablecoin'
+      ? USD_SOURCE.stablecoin
+      : pegged.includes(token.quote_address as Address)
+        ? USD_SOURCE.native
+        : USD_SOURCE.none;
+  await setUnknownSources(database, chainId, sourceOf);
 
   // Computed in full: tokens without market data (or without its quote-unit ranks), those a reorg
   // marked, and those with trades in the last 24 h of the previous refresh or since it.
@@ -199,23 +203,7 @@ export async function refreshMarket(opts: {
         reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
       }
       const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
-      const q = deployments.quote(chainId, token.suite_id, token.quote_address);
-      const usdRef =
-        q?.asset_type === 'stablecoin'
-          ? { usd: 1, at: chainTime }
-          : pegged.includes(token.quote_address as Address)
-            ? native
-            : null;
-      const decimals = q?.decimals ?? 18;
-      const ranks = {
-        market_cap_quote: quoteRank(
-          marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply),
-          decimals,
-        ),
-        liquidity_quote: quoteRank(reserve, decimals),
-        volume_24h_quote: quoteRank(BigInt(activity['24h'].volume_quote_raw), decimals),
-      };
-      const usd = usdRef?.usd ?? null;
+      const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
       return {
         chain_id: chainId,
         address: token.address,
@@ -223,16 +211,17 @@ export async function refreshMarket(opts: {
         sqrt_price_x96: sqrt.toString(),
         reserve_quote_raw: reserve.toString(),
         activity: JSON.stringify(activity),
-        ...ranks,
-        market_cap_usd: usdRank(ranks.market_cap_quote, usd),
-        liquidity_usd: usdRank(ranks.liquidity_quote, usd),
-        volume_24h_usd: usdRank(ranks.volume_24h_quote, usd),
+        market_cap_quote: quoteRank(
+          marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply),
+          decimals,
+        ),
+        liquidity_quote: quoteRank(reserve, decimals),
+        volume_24h_quote: quoteRank(BigInt(activity['24h'].volume_quote_raw), decimals),
+        usd_source: sourceOf(token),
         trending_score: score,
         as_of_block: through,
         updated_at: opts.nowMs,
         rebuild: 0,
-        quote_usd: usd,
-        quote_usd_at: usdRef?.at ?? null,
       };
     });
     if (rows.length > 0)
@@ -247,23 +236,15 @@ export async function refreshMarket(opts: {
             market_cap_quote: eb.ref('excluded.market_cap_quote'),
             liquidity_quote: eb.ref('excluded.liquidity_quote'),
             volume_24h_quote: eb.ref('excluded.volume_24h_quote'),
-            market_cap_usd: eb.ref('excluded.market_cap_usd'),
-            liquidity_usd: eb.ref('excluded.liquidity_usd'),
-            volume_24h_usd: eb.ref('excluded.volume_24h_usd'),
+            usd_source: eb.ref('excluded.usd_source'),
             trending_score: eb.ref('excluded.trending_score'),
             as_of_block: eb.ref('excluded.as_of_block'),
             rebuild: eb.ref('excluded.rebuild'),
             updated_at: eb.ref('excluded.updated_at'),
-            quote_usd: eb.ref('excluded.quote_usd'),
-            quote_usd_at: eb.ref('excluded.quote_usd_at'),
           })),
         )
         .execute();
   }
-  // The rest of the native- and WETH-quoted tokens follow a moved USD price.
-  const repriced = moved
-    ? await reprice(database, chainId, pegged, native, { through, nowMs: opts.nowMs })
-    : 0;
   const next = {
     refreshed_at: opts.nowMs,
     chain_time: chainTime,
@@ -276,66 +257,43 @@ export async function refreshMarket(opts: {
     .values({ chain_id: chainId, ...next })
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
-  return addresses.length + repriced;
+  return addresses.length;
 }
 
 /**
- * Re-prices the stored rows of native- and WETH-quoted tokens that this refresh did not compute (no
- * trades since the last one, so their values hold at `through`) at a moved USD price, in the database
- * and in batches of REPRICE_BATCH rows along the primary key; returns how many rows it re-priced.
+ * Gives the chain's market rows without a usd_source (those of an index made before it was kept) theirs,
+ * by their tokens' quote currencies, SOURCE_BATCH rows a statement (its partial index finds them).
  */
-async function reprice(
+async function setUnknownSources(
   database: Database,
   chainId: ChainId,
-  pegged: string[],
-  native: { usd: number; at: number } | null,
-  at: { through: number; nowMs: number },
-): Promise<number> {
-  const { nowMs } = at;
+  sourceOf: (token: { suite_id: string; quote_address: string }) => UsdSource,
+): Promise<void> {
   const db = database.db;
-  const usd = native?.usd ?? null;
-  let after = '';
-  let count = 0;
   for (;;) {
-    // The end of the next batch along the primary key (an index-only read), then the batch's rows
-    // that need it re-priced.
-    const batch = await db
-      .selectFrom('token_market')
-      .select('address')
-      .where('chain_id', '=', chainId)
-      .where('address', '>', after)
-      .orderBy('address')
-      .offset(REPRICE_BATCH - 1)
-      .limit(1)
-      .executeTakeFirst();
-    const { numUpdatedRows } = await db
-      .updateTable('token_market')
-      .set({
-        market_cap_usd: usdRankSql('market_cap_quote', usd),
-        liquidity_usd: usdRankSql('liquidity_quote', usd),
-        volume_24h_usd: usdRankSql('volume_24h_quote', usd),
-        quote_usd: usd,
-        quote_usd_at: native?.at ?? null,
-        as_of_block: at.through,
-        updated_at: nowMs,
-      })
-      .where('chain_id', '=', chainId)
-      .where('address', '>', after)
-      .$if(batch !== undefined, (q) => q.where('address', '<=', batch?.address as string))
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('tokens as t')
-            .select('t.address')
-            .whereRef('t.chain_id', '=', 'token_market.chain_id')
-            .whereRef('t.address', '=', 'token_market.address')
-            .where('t.quote_address', 'in', pegged),
-        ),
+    const rows = await db
+      .selectFrom('token_market as m')
+      .innerJoin('tokens as t', (j) =>
+        j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
       )
-      .where('updated_at', '<>', nowMs)
-      .executeTakeFirst();
-    count += Number(numUpdatedRows);
-    if (!batch) return count;
-    after = batch.address;
+      .select(['m.address', 't.suite_id', 't.quote_address'])
+      .where('m.chain_id', '=', chainId)
+      .where('m.usd_source', 'is', null)
+      .limit(SOURCE_BATCH)
+      .execute();
+    // (A market row without its token, which a reorg's delete leaves for no time, is left for the next.)
+    if (rows.length === 0) return;
+    for (const source of Object.values(USD_SOURCE)) {
+      const addresses = rows.filter((r) => sourceOf(r) === source).map((r) => r.address);
+      if (addresses.length > 0)
+        await db
+          .updateTable('token_market')
+          .set({ usd_source: source })
+          .where('chain_id', '=', chainId)
+          .where('address', 'in', addresses)
+          .execute();
+    }
+    if (rows.length < SOURCE_BATCH) return;
   }
 }
 
@@ -439,13 +397,6 @@ async function recentFigures(
   );
 }
 
-/**
- * What the index cannot tell, read at the refresh's block in one batch: the pool price of tokens never
- * traded, and the supply of tokens indexed before launch supplies were recorded.
- */
-/** A relative move of the native USD price that recomputes every native/WETH-quoted token. */
-const USD_MOVE = 0.001;
-
 const FEED_ABI = parseAbi([
   'function decimals() view returns (uint8)',
   'function latestRoundData() view returns (uint80, int256, uint256, uint256, uint80)',
@@ -478,6 +429,10 @@ async function nativeUsd(
   }
 }
 
+/**
+ * What the index cannot tell, read at the refresh's block in one batch: the pool price of tokens never
+ * traded, and the supply of tokens indexed before launch supplies were recorded.
+ */
 async function liveReads(
   opts: { chainId: ChainId; endpoint: RpcEndpoint; deployments: Deployments },
   untraded: TokensTable[],

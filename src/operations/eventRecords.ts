@@ -4,6 +4,7 @@
 // so every stream and replica sends the same bytes, and a removal can repeat them after a reorg.
 import { sql } from 'kysely';
 import type { EventType, JournalEntry } from '../indexer/journal.ts';
+import { marketOf } from '../indexer/marketData.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { IndexEventsTable, Tables, TokensTable } from '../store/db.ts';
 import {
@@ -109,12 +110,7 @@ async function recordsOf(
         continue;
       }
       if (t.tx_hash !== r.tx_hash || t.log_index !== r.log_index) continue; // another launch at that address
-      const market = await db
-        .selectFrom('token_market')
-        .selectAll()
-        .where('chain_id', '=', chainId)
-        .where('address', '=', t.address)
-        .executeTakeFirst();
+      const market = await marketOf(deps.database, chainId, t.address);
       const doc = await deps.documents.get(t.metadata_uri);
       out.set(
         key(r.tx_hash, r.log_index),

@@ -1,14 +1,21 @@
 // The indexed reads of tokens: list, search, a creator's tokens, detail, trades, announcements and
 // holders. Served from the index (src/indexer); every answer carries how far the index reached. Lists
 // page with signed cursors bound to the operation and its filters.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { type Address, getAddress } from 'viem';
 import type { ChainClients } from '../chain/clients.ts';
 import type { Clock } from '../clock.ts';
 import { Cursors } from '../cursor.ts';
 import { ApiError } from '../errors.ts';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
-import { marketRecord } from '../indexer/marketData.ts';
+import {
+  marketOf,
+  marketRecord,
+  type MarketView,
+  marketView,
+  USD_SOURCE,
+  usdPrice,
+} from '../indexer/marketData.ts';
 import { prefixEnd, searchWords } from '../indexer/words.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
@@ -19,6 +26,7 @@ import type {
   AnnouncementsTable,
   Database,
   FeeCreditsTable,
+  MarketStateTable,
   TokenMarketTable,
   TokensTable,
   TradesTable,
@@ -67,25 +75,30 @@ type ListName = 'token_list' | 'token_search' | 'creator_tokens' | 'token_trades
 
 export const SORTS = ['newest', 'oldest', 'trending', 'liquidity', 'market_cap', 'volume_24h'] as const;
 export type Sort = (typeof SORTS)[number];
-/** The ranked orders: highest first, by a column of the refreshed market data (src/indexer/marketRefresh.ts). */
+/**
+ * The ranked orders: highest first, by a column of the refreshed market data
+ * (src/indexer/marketRefresh.ts). USD orders rank each token's quote-unit value times its chain's USD
+ * price for its usd_source, read at the last refresh (see rankedBranches).
+ */
 const RANKED = {
-  trending: 'trending_score',
-  liquidity: 'liquidity_usd',
-  market_cap: 'market_cap_usd',
-  volume_24h: 'volume_24h_usd',
+  trending: { column: 'trending_score', usd: false },
+  liquidity: { column: 'liquidity_quote', usd: true },
+  market_cap: { column: 'market_cap_quote', usd: true },
+  volume_24h: { column: 'volume_24h_quote', usd: true },
 } as const;
+type Ranked = (typeof RANKED)[keyof typeof RANKED];
 const MARKET_COLUMNS = [
   'm.sqrt_price_x96',
   'm.reserve_quote_raw',
   'm.activity',
-  'm.market_cap_usd',
-  'm.liquidity_usd',
-  'm.volume_24h_usd',
+  'm.market_cap_quote',
+  'm.liquidity_quote',
+  'm.volume_24h_quote',
+  'm.usd_source',
   'm.trending_score',
   'm.as_of_block',
   'm.updated_at',
-  'm.quote_usd',
-  'm.quote_usd_at',
+  'm.rebuild',
 ] as const;
 
 /** A query word starting at most this many word rows is rare: its tokens are read and sorted. */
@@ -102,7 +115,7 @@ export function tokenRecord(
   t: TokensTable,
   include: Set<string>,
   profile: { doc: MetadataDocument | null; origin: string },
-  market?: TokenMarketTable,
+  market?: MarketView,
 ) {
   const quote = deps.deployments.quote(t.chain_id as ChainId, t.suite_id, t.quote_address);
   const text = (key: string) => {
@@ -160,22 +173,27 @@ export function tokenRecord(
 }
 
 /**
- * Market state of these chains: the version of their ranked orders (it changes with every market-data
- * refresh, so a ranked cursor from before a refresh is refused, cursor_stale, rather than resumed in a
- * moved order), and a warning per chain whose native USD feed is configured but gave no price at the
- * last refresh.
+ * Market state of these chains: their rows (the USD prices of the last refresh), the version of their
+ * ranked orders (it changes with every market-data refresh, so a ranked cursor from before a refresh is
+ * refused, cursor_stale, rather than resumed in a moved order), and a warning per chain whose native
+ * USD feed is configured but gave no price at the last refresh.
  */
 async function marketState(
   deps: TokenReadDeps,
   chainIds: readonly ChainId[],
-): Promise<{ version: string; warnings: (found: ChainId[]) => string[] }> {
+): Promise<{
+  byChain: Map<number, MarketStateTable>;
+  version: string;
+  warnings: (found: ChainId[]) => string[];
+}> {
   const rows = await deps.database.db
     .selectFrom('market_state')
-    .select(['chain_id', 'refreshed_at', 'native_usd'])
+    .selectAll()
     .where('chain_id', 'in', [...chainIds])
     .orderBy('chain_id')
     .execute();
   return {
+    byChain: new Map(rows.map((r) => [r.chain_id, r])),
     version: rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(','),
     warnings: (found) =>
       rows
@@ -264,6 +282,9 @@ function tokenPage(
   );
 }
 
+/** A ranked page's position: the rank value, then chain, usd_source and the column's own value, address. */
+type RankPosition = [value: number, chain: number, source: number, rank: number, address: string];
+
 /** tokenPage, read from the index. */
 async function readTokenPage(
   deps: TokenReadDeps,
@@ -275,25 +296,14 @@ async function readTokenPage(
   const { limit, cursor, sort, origin } = page;
   const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
   const scope = Cursors.scope(operation, { ...filters, sort });
-  const ranked = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
-  let query = db
-    .selectFrom('tokens as t')
-    .leftJoin('token_market as m', (j) =>
-      j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
-    )
-    .selectAll('t')
-    .select(MARKET_COLUMNS);
-  // Ranked orders filter and order on token_market's own columns (its indexes); the others on tokens'.
-  const on = ranked ? ('m' as const) : ('t' as const);
-  // (One chain of a ranked list as a range of one value, not an equality: the planner then keeps the
-  // chain in the order, which only the chain's own index gives; see chainFirst below.)
-  if (filters.chain_id)
-    query = ranked
-      ? query.where('m.chain_id', '>=', filters.chain_id).where('m.chain_id', '<=', filters.chain_id)
-      : query.where('t.chain_id', '=', filters.chain_id);
-  if (filters.market && filters.market !== 'all') query = query.where(`${on}.market`, '=', filters.market);
-  if (ranked) query = query.where(`m.${ranked}`, 'is not', null);
-  if (filters.creator) query = query.where('t.creator', '=', filters.creator);
+  const ranked: Ranked | undefined = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
+  // Ranked orders filter on token_market's own columns (its indexes); the others on tokens'.
+  const on = ranked ? 'm' : 't';
+  const where: RawBuilder<boolean>[] = [];
+  if (filters.chain_id && !ranked) where.push(sql`t.chain_id = ${filters.chain_id}`);
+  if (filters.market && filters.market !== 'all')
+    where.push(sql`${sql.ref(`${on}.market`)} = ${filters.market}`);
+  if (filters.creator) where.push(sql`t.creator = ${filters.creator}`);
   // How far the index reached is taken first; the market state and the token a cursor stands on are
   // read side by side with the page, and checked before the page is used.
   const through = indexedThrough(deps.database, chainIds);
@@ -302,24 +312,17 @@ async function readTokenPage(
   for (const p of [through, state]) p.catch(() => {});
   let check: Promise<void> = Promise.resolve();
   let after: LaunchPosition | undefined;
+  let position: RankPosition | undefined;
   if (cursor && ranked) {
-    const [value, chain, address, issued] = deps.cursors.decode(cursor, scope) as [
-      number,
-      number,
-      string,
-      string,
-    ];
+    const decoded = deps.cursors.decode(cursor, scope) as unknown[];
+    // (A cursor of the order as it was before USD was applied at read time has four values.)
+    if (decoded.length !== 6) throw stale('the order changed');
+    position = decoded.slice(0, 5) as RankPosition;
+    const issued = decoded[5];
     check = state.then((st) => {
       if (issued !== st.version) throw stale('the market data was refreshed');
     });
     check.catch(() => {});
-    // Rows after the cursor's (value, chain, address), compared as one value (an index range); within
-    // one chain (the cursor's, as its scope says), (value, address).
-    query = query.where(
-      filters.chain_id
-        ? sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.address) < (${value}, ${address})`
-        : sql<boolean>`(${sql.ref(`m.${ranked}`)}, m.chain_id, m.address) < (${value}, ${chain}, ${address})`,
-    );
   } else if (cursor) {
     const [created, chain, block, log, address] = deps.cursors.decode(cursor, scope) as [
       number,
@@ -341,16 +344,16 @@ async function readTokenPage(
       });
     check.catch(() => {});
     after = { created, chain, block, log };
-    query = query.where(launchOrderAfter('t', sort, after));
+    where.push(launchOrderAfter('t', sort, after));
   }
   if (filters.q) {
     const q = filters.q;
-    if (/^0x[0-9a-fA-F]{40}$/.test(q)) query = query.where('t.address', '=', getAddress(q));
+    if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(sql`t.address = ${getAddress(q)}`);
     else {
       const words = searchWords(q);
       if (words.length === 0) return { items: [], next: null, indexedThrough: await through };
       // Every word of the query starts a word of the name or symbol.
-      for (const w of words) query = query.where(startsWord(deps.database.kind, 't', w));
+      for (const w of words) where.push(startsWord(deps.database.kind, 't', w));
       // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
       // one's list is walked in the page's order (one walk per word it starts, when they are few).
       const counts = await wordCounts(deps.database, words, filters.chain_id);
@@ -366,7 +369,8 @@ async function readTokenPage(
           .where('word', '<', prefixEnd(key.w));
         if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
         const few = await candidates.limit(RARE).execute();
-        query = query.where('t.address', 'in', few.length > 0 ? few.map((c) => c.address) : ['']);
+        if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
+        where.push(sql`t.address in (${sql.join(few.map((c) => c.address))})`);
       } else if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
         const dir = sort === 'oldest' ? 'asc' : 'desc';
         const walks = forms.map((form, i) => {
@@ -390,44 +394,127 @@ async function readTokenPage(
           return db.selectFrom(walk.as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]);
         });
         const union = walks.reduce((a, b) => a.unionAll(b));
-        query = query.where(sql<boolean>`(t.chain_id, t.address) in (${union})`);
+        where.push(sql<boolean>`(t.chain_id, t.address) in (${union})`);
       }
       // Otherwise the list itself is walked in its order, each row tested by the word filters above.
     }
   }
+  const filtered = where.length > 0 ? sql<boolean>`${sql.join(where, sql` and `)}` : sql<boolean>`1 = 1`;
   const dir = sort === 'oldest' ? 'asc' : 'desc';
-  // One chain's ranked list is ordered by its chain first (one value): the order of that chain's own
-  // index, which the planner must take; the all-chains index with the other chains skipped looks as
-  // cheap to it, and read 750k entries at 1M tokens when the chain's tokens ranked last. (With the
-  // chain as an equality the planner would drop it from the order, and both indexes would do.)
-  const chainFirst = (q: typeof query) =>
-    filters.chain_id
-      ? filters.market && filters.market !== 'all'
-        ? q.orderBy('m.chain_id', 'desc').orderBy('m.market', 'desc')
-        : q.orderBy('m.chain_id', 'desc')
-      : q;
-  query = ranked
-    ? chainFirst(query)
-        .orderBy(`m.${ranked}`, 'desc')
-        .orderBy('m.chain_id', 'desc')
-        .orderBy('m.address', 'desc')
-    : query
+  const rowsOfPage = ranked
+    ? state.then(async (st) => {
+        const branches = rankedBranches(deps, ranked, chainIds, filters.market, st.byChain, position, limit);
+        if (branches.length === 0) return [];
+        const union = branches.reduce((a, b) => a.unionAll(b));
+        return db
+          .selectFrom(union.as('b'))
+          .innerJoin('tokens as t', (j) =>
+            j.onRef('t.chain_id', '=', 'b.chain_id').onRef('t.address', '=', 'b.address'),
+          )
+          .innerJoin('token_market as m', (j) =>
+            j.onRef('m.chain_id', '=', 'b.chain_id').onRef('m.address', '=', 'b.address'),
+          )
+          .selectAll('t')
+          .select(MARKET_COLUMNS)
+          .select(['b.value', 'b.source', 'b.rank'])
+          .orderBy('b.value', 'desc')
+          .orderBy('b.chain_id', 'desc')
+          .orderBy('b.source', 'desc')
+          .orderBy('b.rank', 'desc')
+          .orderBy('b.address', 'desc')
+          .limit(limit + 1)
+          .execute();
+      })
+    : db
+        .selectFrom('tokens as t')
+        .leftJoin('token_market as m', (j) =>
+          j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+        )
+        .selectAll('t')
+        .select(MARKET_COLUMNS)
+        .where(filtered)
         .orderBy('t.created_at', dir)
         .orderBy('t.chain_id', dir)
         .orderBy('t.block_number', dir)
-        .orderBy('t.log_index', dir);
-  const [rows, market, reached] = await Promise.all([
-    query.limit(limit + 1).execute(),
-    state,
-    through,
-    check,
-  ]);
+        .orderBy('t.log_index', dir)
+        .limit(limit + 1)
+        .execute();
+
+  /**
+   * The USD-ranked list merges one index range per (chain, usd_source): within one, the rank value is
+   * the quote-unit column times one price, so that range is already in the list's order; a moved
+   * price then rewrites no row. Rows after the cursor: in the cursor's own range, after its (column,
+   * address); in a range ordered after it (a lower chain, or usd_source in the chain), at most its
+   * value; before it, below its value. Trending has one range per chain.
+   */
+  function rankedBranches(
+    deps: TokenReadDeps,
+    order: Ranked,
+    chains: readonly ChainId[],
+    market: string | undefined,
+    states: Map<number, MarketStateTable>,
+    at: RankPosition | undefined,
+    limit: number,
+  ) {
+    const column = sql.ref(`m.${order.column}`);
+    const sources = order.usd ? Object.values(USD_SOURCE) : [0];
+    return chains.flatMap((chain) =>
+      sources.flatMap((source) => {
+        const usd = order.usd ? (usdPrice(source, states.get(chain))?.usd ?? null) : 1;
+        const value =
+          usd === null
+            ? sql<number>`cast(-1 as double precision)`
+            : usd === 1
+              ? column
+              : sql<number>`${column} * ${usd}`;
+        let branch = deps.database.db
+          .selectFrom('token_market as m')
+          .innerJoin('tokens as t', (j) =>
+            j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
+          )
+          .select(['m.chain_id', 'm.address'])
+          .select([value.as('value'), sql.lit(source).as('source'), column.as('rank')])
+          .where('m.chain_id', '=', chain)
+          .where(column, 'is not', null)
+          .where(filtered);
+        if (order.usd) branch = branch.where('m.usd_source', '=', source);
+        if (at) {
+          const [v, c, src, rank, address] = at;
+          const here = chain === c && source === src;
+          const later = chain < c || (chain === c && source < src);
+          if (here) branch = branch.where(sql<boolean>`(${column}, m.address) < (${rank}, ${address})`);
+          else if (usd === null) {
+            if (!(later ? -1 <= v : -1 < v)) return [];
+          } else {
+            branch = branch.where(value, later ? '<=' : '<', v);
+            // (The product is no index range: its column's bound is, a hair wider than the quotient.)
+            if (usd !== 1) branch = branch.where(column, '<=', v / usd + Math.abs(v / usd) * 1e-9);
+          }
+        }
+        if (market && market !== 'all') branch = branch.where('m.market', '=', market);
+        const ordered = branch
+          .orderBy(column, 'desc')
+          .orderBy('m.address', 'desc')
+          .limit(limit + 1);
+        return [deps.database.db.selectFrom(ordered.as(`r${chain}_${source}`)).selectAll()];
+      }),
+    );
+  }
+
+  const [rows, market, reached] = await Promise.all([rowsOfPage, state, through, check]);
   const found = rows.slice(0, limit);
-  const last = found.at(-1);
+  const last = found.at(-1) as (typeof rows)[number] & { value?: number; source?: number; rank?: number };
   let next: string | null = null;
   if (rows.length > limit && last)
     next = ranked
-      ? deps.cursors.encode(scope, [Number(last[ranked]), last.chain_id, last.address, market.version])
+      ? deps.cursors.encode(scope, [
+          Number(last.value),
+          last.chain_id,
+          Number(last.source),
+          Number(last.rank),
+          last.address,
+          market.version,
+        ])
       : deps.cursors.encode(scope, [
           Number(last.created_at),
           last.chain_id,
@@ -446,7 +533,9 @@ async function readTokenPage(
         t,
         include,
         { doc: docs[i] ?? null, origin },
-        t.updated_at === null ? undefined : (t as TokenMarketTable & typeof t),
+        t.updated_at === null
+          ? undefined
+          : marketView(t as TokenMarketTable & typeof t, market.byChain.get(t.chain_id)),
       ),
     ),
     next,
@@ -536,14 +625,7 @@ export async function tokenDetail(
 async function detailRows(deps: TokenReadDeps, chainId: ChainId, token: string, include: Set<string>) {
   const db = deps.database.db;
   const [market, extras] = await Promise.all([
-    include.has('market')
-      ? db
-          .selectFrom('token_market')
-          .selectAll()
-          .where('chain_id', '=', chainId)
-          .where('address', '=', token)
-          .executeTakeFirst()
-      : undefined,
+    include.has('market') ? marketOf(deps.database, chainId, token) : undefined,
     // Extra metadata: the latest value of each key set after launch.
     db
       .selectFrom('token_updates')

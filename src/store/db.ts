@@ -220,22 +220,17 @@ export interface TokenMarketTable {
   reserve_quote_raw: string;
   /** JSON: {"1h"|"6h"|"24h": {trades, volume_quote_raw}} */
   activity: string;
-  market_cap_usd: number;
-  liquidity_usd: number;
-  volume_24h_usd: number;
   trending_score: number;
   as_of_block: number | string | bigint;
   updated_at: number | string | bigint;
   /** 1 when a reorg went below as_of_block: recompute the reserve from all trades. */
   rebuild: number;
-  /** USD per whole quote unit at the refresh (1 for stablecoins, the reference for native/WETH), or null. */
-  quote_usd: number | null;
-  /** Unix seconds of that USD price (the feed's round for native/WETH, the refresh for stablecoins). */
-  quote_usd_at: number | string | bigint | null;
   /** The ranked values in whole quote units (quoteRank), or null before the token's next full refresh. */
   market_cap_quote: number | null;
   liquidity_quote: number | null;
   volume_24h_quote: number | null;
+  /** Where the token's USD price comes from (USD_SOURCE), null until a refresh sets it. */
+  usd_source: number | null;
 }
 export interface MarketStateTable {
   chain_id: number;

@@ -567,6 +567,40 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0019_usd_at_read': {
+    async up(db: AnyDb) {
+      // USD values are no longer stored per row: a token's USD figures are its quote-unit values times
+      // its chain's price for its usd_source (0 none, 1 stablecoin, 2 the native USD price), taken from
+      // market_state when read, so a moved native price rewrites no row. The USD-ranked lists merge one
+      // index range per (chain, usd_source), each in quote units; the all-chains indexes go (a list of
+      // all chains merges its chains' ranges too). usd_source is null until the next refresh sets it.
+      await db.schema.alterTable('token_market').addColumn('usd_source', 'integer').execute();
+      for (const column of ['market_cap', 'liquidity', 'volume_24h']) {
+        for (const scope of ['', 'chain_', 'chain_market_'])
+          await db.schema.dropIndex(`token_market_${scope}${column}_usd`).execute();
+        await db.schema
+          .createIndex(`token_market_chain_${column}_quote`)
+          .on('token_market')
+          .columns(['chain_id', 'usd_source', `${column}_quote`, 'address'])
+          .execute();
+        await db.schema
+          .createIndex(`token_market_chain_market_${column}_quote`)
+          .on('token_market')
+          .columns(['chain_id', 'market', 'usd_source', `${column}_quote`, 'address'])
+          .execute();
+        await db.schema.alterTable('token_market').dropColumn(`${column}_usd`).execute();
+      }
+      await db.schema.dropIndex('token_market_trending_score').execute();
+      await db.schema.alterTable('token_market').dropColumn('quote_usd').execute();
+      await db.schema.alterTable('token_market').dropColumn('quote_usd_at').execute();
+      await db.schema
+        .createIndex('token_market_source_unknown')
+        .on('token_market')
+        .columns(['chain_id', 'address'])
+        .where(sql.ref('usd_source'), 'is', null)
+        .execute();
+    },
+  },
 });
 
 /**

@@ -226,16 +226,15 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
   await sql
     .raw(
       `insert into token_market (chain_id, address, market, sqrt_price_x96, reserve_quote_raw, activity,
-         market_cap_usd, liquidity_usd, volume_24h_usd, trending_score, as_of_block, updated_at, rebuild,
-         quote_usd, quote_usd_at, market_cap_quote, liquidity_quote, volume_24h_quote)
+         trending_score, as_of_block, updated_at, rebuild, market_cap_quote, liquidity_quote, volume_24h_quote,
+         usd_source)
        select t.chain_id, t.address, t.market, '79228162514264337593543950336', coalesce(a.reserve, 0)::text,
          json_build_object('1h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
            '6h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
            '24h', json_build_object('trades', coalesce(a.recent, 0), 'volume_quote_raw', coalesce(a.recent_volume, 0)::text))::text,
-         (hashint8(n) % 1000000 + 1000000) % 1000000 / 10.0, coalesce(a.reserve, 0) / 1e6,
-         coalesce(a.recent_volume, 0) / 1e6, coalesce(a.recent, 0) * 1.5 + (n % 97) / 100.0,
-         s.indexed_through, 0, 0, 2000, 0, (hashint8(n) % 1000000 + 1000000) % 1000000 / 20000.0,
-         coalesce(a.reserve, 0) / 2e9, coalesce(a.recent_volume, 0) / 2e9
+         coalesce(a.recent, 0) * 1.5 + (n % 97) / 100.0, s.indexed_through, 0, 0,
+         (hashint8(n) % 1000000 + 1000000) % 1000000 / 20000.0, coalesce(a.reserve, 0) / 2e9,
+         coalesce(a.recent_volume, 0) / 2e9, 2
        from (select *, ('x' || substr(address, 27, 16))::bit(64)::bigint as n from tokens) t
        join (select chain_id, max(block_number) indexed_through from trades group by chain_id) s using (chain_id)
        left join (select chain_id, token, sum(quote_amount_raw::numeric) reserve,
@@ -256,18 +255,14 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
 }
 
 /**
- * Market rows generated before they had quote-unit ranks get them (their USD ranks over the generated
- * quote price, 2000); returns whether any row needed it.
+ * Market rows generated before usd_source was kept get theirs (every generated token is quoted in the
+ * native currency); returns whether any row needed it.
  */
 export async function upgradeMarket(database: Database): Promise<boolean> {
   const { numUpdatedRows } = await database.db
     .updateTable('token_market')
-    .set({
-      market_cap_quote: sql`market_cap_usd / 2000`,
-      liquidity_quote: sql`liquidity_usd / 2000`,
-      volume_24h_quote: sql`volume_24h_usd / 2000`,
-    })
-    .where('market_cap_quote', 'is', null)
+    .set({ usd_source: 2 })
+    .where('usd_source', 'is', null)
     .executeTakeFirst();
   if (numUpdatedRows > 0n) await sql`vacuum analyze token_market`.execute(database.db);
   return numUpdatedRows > 0n;
