@@ -39,7 +39,7 @@ import {
   WINDOWS,
 } from './marketData.ts';
 
-const CHUNK = 500;
+const CHUNK = 2000;
 /** Rows given their usd_source per statement (after the upgrade that added it). */
 const SOURCE_BATCH = 20_000;
 
@@ -145,63 +145,29 @@ export async function refreshMarket(opts: {
         .filter((r) => r.rebuild === 0)
         .map((r) => [r.address, { ...r, counted: Math.min(Number(r.as_of_block), previousBlock) }]),
     );
-    // Reserves and price from the trades after each stored row (all of them for a token without one).
-    const tradesOf = (addresses: string[], afterBlock: number) =>
-      addresses.length === 0
-        ? Promise.resolve([])
-        : db
-            .selectFrom('trades')
-            .select(['token', 'block_number', 'side', 'quote_amount_raw', 'fee_raw', 'sqrt_price_x96'])
-            .where('chain_id', '=', chainId)
-            .where('token', 'in', addresses)
-            .where('block_number', '<=', through)
-            .where('block_number', '>', afterBlock)
-            .orderBy('block_number')
-            .orderBy('log_index')
-            .execute();
-    const extended = chunk.filter((a) => stored.has(a));
-    const trades = [
-      ...(await tradesOf(
-        chunk.filter((a) => !stored.has(a)),
-        -1,
-      )),
-      ...(await tradesOf(
-        extended,
-        extended.reduce((low, a) => Math.min(low, stored.get(a)?.counted ?? low), Infinity),
-      )),
-    ];
-    const byToken = new Map<string, typeof trades>();
-    for (const t of trades) {
-      const own = byToken.get(t.token);
-      if (own) own.push(t);
-      else byToken.set(t.token, [t]);
-    }
+    // Reserve moves and price from the trades after each stored row (all of them for a token without one).
+    const moved = await tradeMoves(
+      database,
+      chainId,
+      chunk.map((a) => [a, stored.get(a)?.counted ?? -1]),
+      through,
+    );
     const recent = await recentFigures(database, chainId, chunk, { through, windowBlock, now: chainTime });
     const live = await liveReads(
       opts,
       // (Trades indexed before prices were recorded carry none.)
-      tokens.filter((t) => !byToken.get(t.address)?.at(-1)?.sqrt_price_x96 && !stored.has(t.address)),
+      tokens.filter((t) => !moved.get(t.address)?.sqrt && !stored.has(t.address)),
       tokens.filter((t) => t.launch_supply === '0'),
       through,
     );
     const rows: TokenMarketTable[] = tokens.map((token) => {
-      const own = byToken.get(token.address) ?? [];
+      const own = moved.get(token.address);
       const before = stored.get(token.address);
-      const sqrt = BigInt(
-        own.at(-1)?.sqrt_price_x96 ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n,
-      );
+      const sqrt = BigInt(own?.sqrt ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
       const supply = BigInt(
         token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
       );
-      // The pool's quote reserve: what buys paid in (without the hook's fee) less what sells took out.
-      let reserve = BigInt(before?.reserve_quote_raw ?? 0);
-      const counted = before?.counted ?? -1;
-      for (const t of own) {
-        if (Number(t.block_number) <= counted) continue; // in the stored reserve already
-        const amount = BigInt(t.quote_amount_raw);
-        const fee = BigInt(t.fee_raw);
-        reserve += t.side === 'buy' ? amount - fee : -(amount + fee);
-      }
+      const reserve = BigInt(before?.reserve_quote_raw ?? 0) + (own?.reserve ?? 0n);
       const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
       const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
       return {
@@ -295,6 +261,52 @@ async function setUnknownSources(
     }
     if (rows.length < SOURCE_BATCH) return;
   }
+}
+
+/**
+ * Per token of `after` (address, block), what its trades after that block (through `through`) moved
+ * into its pool's quote reserve (what buys paid in without the hook's fee, less what sells took out),
+ * and the pool price after the last of them (null when it carries none: trades indexed before prices
+ * were recorded); tokens without such trades are absent. Summed by the database, one index range a
+ * token, so a hot token's history never comes back row by row.
+ */
+async function tradeMoves(
+  database: Database,
+  chainId: ChainId,
+  after: [address: string, block: number][],
+  through: number,
+): Promise<Map<string, { reserve: bigint; sqrt: string | null }>> {
+  if (after.length === 0) return new Map();
+  const sum = (side: 'buy' | 'sell', column: 'quote_amount_raw' | 'fee_raw') =>
+    amountSum(database.kind, sql`case when tr.side = ${side} then ${sql.ref(`tr.${column}`)} end`);
+  const { rows } = await sql<{
+    token: string;
+    bought: string;
+    buy_fees: string;
+    sold: string;
+    sell_fees: string;
+    sqrt: string | null;
+  }>`
+    with v(token, since) as (values ${sql.join(after.map(([a, b]) => sql`(${a}, cast(${b} as bigint))`))}),
+    g as (
+      select v.token, ${sum('buy', 'quote_amount_raw')} as bought, ${sum('buy', 'fee_raw')} as buy_fees,
+        ${sum('sell', 'quote_amount_raw')} as sold, ${sum('sell', 'fee_raw')} as sell_fees
+      from v join trades tr on tr.chain_id = ${chainId} and tr.token = v.token
+        and tr.block_number > v.since and tr.block_number <= ${through}
+      group by v.token
+    )
+    select g.*, (select l.sqrt_price_x96 from trades l where l.chain_id = ${chainId} and l.token = g.token
+        and l.block_number <= ${through} order by l.block_number desc, l.log_index desc limit 1) as sqrt
+    from g`.execute(database.db);
+  return new Map(
+    rows.map((r) => [
+      r.token,
+      {
+        reserve: BigInt(r.bought) - BigInt(r.buy_fees) - (BigInt(r.sold) + BigInt(r.sell_fees)),
+        sqrt: r.sqrt,
+      },
+    ]),
+  );
 }
 
 /**

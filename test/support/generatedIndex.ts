@@ -304,6 +304,23 @@ export async function keepMarket(database: Database): Promise<void> {
   await sql`create table if not exists kept_market_state as table market_state`.execute(database.db);
 }
 
+/**
+ * Marks every market row for rebuilding, as a reorg below them would (the next refresh recomputes each
+ * token from all its trades): the rows are put back marked, a bulk load rather than an update of each.
+ */
+export async function markMarketForRebuild(database: Database): Promise<void> {
+  const db = database.db;
+  await sql`drop table if exists marked_token_market`.execute(db);
+  await sql`create table marked_token_market as table token_market`.execute(db);
+  await sql`update marked_token_market set rebuild = 1`.execute(db);
+  await sql`truncate token_market`.execute(db);
+  const restore = await withoutIndexes(database, 'token_market');
+  await sql`insert into token_market select * from marked_token_market`.execute(db);
+  await restore();
+  await sql`drop table marked_token_market`.execute(db);
+  await sql`vacuum analyze token_market`.execute(db);
+}
+
 /** Puts back the market rows keepMarket copied, if a copy is there, and drops the copy. */
 export async function restoreMarket(database: Database): Promise<boolean> {
   const db = database.db;
