@@ -161,6 +161,10 @@ export async function benchIndex() {
       if (await upgradeHolders(database))
         console.log('(holder rows given their balances, tokens their counts)');
     }
+    // The generated chains' native USD price, as their refresh would have read it from a feed.
+    await sql`update market_state set native_usd = 2000, native_usd_at = chain_time where native_usd is null`.execute(
+      database.db,
+    );
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
       await sql`update fee_events set escrow = ${escrow} where chain_id = ${Number(chain)} and escrow <> ${escrow}`.execute(
@@ -455,14 +459,14 @@ async function refreshBoth(
   const done = full as unknown as { s: number; tokens: number };
   // The native price the next refresh finds moved (its feed then reads as unavailable).
   await sql`update market_state set native_usd = 2000`.execute(database.db);
-  t = performance.now();
+  const before = Date.now();
   const { rows } = await sql<{
     n: string;
-  }>`select count(*) as n from token_market where updated_at < ${Math.floor(t)}`.execute(database.db);
+  }>`select count(*) as n from token_market where updated_at < ${before}`.execute(database.db);
   const incremental = await run();
   const { rows: after } = await sql<{
     n: string;
-  }>`select count(*) as n from token_market where updated_at < ${Math.floor(t)}`.execute(database.db);
+  }>`select count(*) as n from token_market where updated_at < ${before}`.execute(database.db);
   console.log(
     `- full (every token recomputed from all its trades): ${done.tokens.toLocaleString('en')} tokens in ${done.s.toFixed(1)} s`,
   );

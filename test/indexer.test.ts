@@ -76,6 +76,35 @@ async function refreshed(token: Address) {
 }
 
 /**
+ * Chain 8453's list in `sort` order walked two tokens a page is the whole list (read at once, limit 100)
+ * with no duplicate and no gap, and has every token of the chain; a refresh meanwhile (cursor_stale, or
+ * the order moved) starts it again.
+ */
+async function expectRankedWalk(sort: string) {
+  const addresses = (r: { json: { data: { token: { address: Address } }[] } }) =>
+    r.json.data.map((t) => t.token.address);
+  const url = `/v1/tokens?chain_id=8453&sort=${sort}`;
+  let whole: Address[] = [];
+  let steps: Address[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    whole = addresses(await get(`${url}&limit=100`));
+    steps = [];
+    let cursor: string | null = null;
+    do {
+      const r = await get(`${url}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      if (r.status === 409) break;
+      steps.push(...addresses(r));
+      cursor = r.json.pagination.next_cursor;
+    } while (cursor);
+    if (!cursor && steps.join() === whole.join()) break;
+  }
+  expect(steps, sort).toEqual(whole);
+  // Every token of the chain is ranked (they all have market data by now), priced or not.
+  const launched = addresses(await get('/v1/tokens?chain_id=8453&sort=newest&limit=100'));
+  expect(new Set(whole), sort).toEqual(new Set(launched));
+}
+
+/**
  * The token's holders as listed (one page of 100) against the chain at their as_of_block: each balance
  * is balanceOf there, they add up to the supply, and total_holders counts them.
  */
@@ -338,6 +367,8 @@ describe('indexed reads', () => {
           market_cap: { usd: null },
         });
         expect(m.price.quote).not.toBeNull(); // the quote figures stay
+        // ETH-quoted tokens now rank after the USDC ones, the pages of the list merging both.
+        for (const sort of ['market_cap', 'liquidity']) await expectRankedWalk(sort);
         const list = await get('/v1/tokens?chain_id=8453&limit=5');
         expect(list.json.meta.warnings).toEqual([
           'Chain 8453: the native USD price feed could not be read at the last refresh; usd is null for native- and WETH-quoted tokens.',
@@ -427,33 +458,9 @@ describe('indexed reads', () => {
     expect(new Set(walked)).toEqual(new Set(everything));
     expect(walked).toHaveLength(everything.length);
 
-    // USD walks too, across quotes (USDC at 1, ETH at its price, stock quotes without one last): each
-    // page merges the ranges of every quote's tokens after the cursor.
-    for (const sort of ['volume_24h', 'market_cap', 'liquidity']) {
-      const whole = addresses(await order(sort));
-      let steps: Address[] = [];
-      for (let attempt = 0; attempt < 20 && steps.length !== whole.length; attempt++) {
-        steps = [];
-        let cursor: string | null = null;
-        do {
-          const r = await get(
-            `/v1/tokens?chain_id=8453&sort=${sort}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-          );
-          if (r.status === 409) {
-            steps = [];
-            break;
-          }
-          steps.push(...addresses(r.json.data));
-          cursor = r.json.pagination.next_cursor;
-        } while (cursor);
-        // (A refresh between the whole list and the walk may have moved it: both are read again.)
-        if (steps.length === whole.length && steps.join() !== whole.join()) {
-          whole.splice(0, whole.length, ...addresses(await order(sort)));
-          steps = [];
-        }
-      }
-      expect(steps, sort).toEqual(whole);
-    }
+    // USD walks too, across quotes (USDC at 1, ETH at its price): each page merges the ranges of every
+    // quote's tokens after the cursor.
+    for (const sort of ['volume_24h', 'market_cap', 'liquidity']) await expectRankedWalk(sort);
 
     // A cursor issued before a refresh is refused: the order may have moved under it.
     const first = await get('/v1/tokens?chain_id=8453&sort=trending&limit=1');

@@ -297,12 +297,10 @@ async function readTokenPage(
   const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
   const scope = Cursors.scope(operation, { ...filters, sort });
   const ranked: Ranked | undefined = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
-  // Ranked orders filter on token_market's own columns (its indexes); the others on tokens'.
-  const on = ranked ? 'm' : 't';
+  // Conditions on the token (`t`); a ranked list's chain and market are its ranges' own (rankedBranches).
   const where: RawBuilder<boolean>[] = [];
   if (filters.chain_id && !ranked) where.push(sql`t.chain_id = ${filters.chain_id}`);
-  if (filters.market && filters.market !== 'all')
-    where.push(sql`${sql.ref(`${on}.market`)} = ${filters.market}`);
+  if (filters.market && filters.market !== 'all' && !ranked) where.push(sql`t.market = ${filters.market}`);
   if (filters.creator) where.push(sql`t.creator = ${filters.creator}`);
   // How far the index reached is taken first; the market state and the token a cursor stands on are
   // read side by side with the page, and checked before the page is used.
@@ -401,29 +399,38 @@ async function readTokenPage(
   }
   const filtered = where.length > 0 ? sql<boolean>`${sql.join(where, sql` and `)}` : sql<boolean>`1 = 1`;
   const dir = sort === 'oldest' ? 'asc' : 'desc';
+  /** A ranked page from the merged ranges: those of priced tokens only, or all of them. */
+  const rankedPage = (st: Awaited<typeof state>, order: Ranked, unpriced: boolean) => {
+    const branches = rankedBranches(order, chainIds, filters.market, st.byChain, position, unpriced);
+    if (branches.length === 0) return Promise.resolve([]);
+    const union = branches.reduce((a, b) => a.unionAll(b));
+    return db
+      .selectFrom(union.as('b'))
+      .innerJoin('tokens as t', (j) =>
+        j.onRef('t.chain_id', '=', 'b.chain_id').onRef('t.address', '=', 'b.address'),
+      )
+      .innerJoin('token_market as m', (j) =>
+        j.onRef('m.chain_id', '=', 'b.chain_id').onRef('m.address', '=', 'b.address'),
+      )
+      .selectAll('t')
+      .select(MARKET_COLUMNS)
+      .select(['b.value', 'b.source', 'b.rank'])
+      .orderBy('b.value', 'desc')
+      .orderBy('b.chain_id', 'desc')
+      .orderBy('b.source', 'desc')
+      .orderBy('b.rank', 'desc')
+      .orderBy('b.address', 'desc')
+      .limit(limit + 1)
+      .execute();
+  };
   const rowsOfPage = ranked
     ? state.then(async (st) => {
-        const branches = rankedBranches(deps, ranked, chainIds, filters.market, st.byChain, position, limit);
-        if (branches.length === 0) return [];
-        const union = branches.reduce((a, b) => a.unionAll(b));
-        return db
-          .selectFrom(union.as('b'))
-          .innerJoin('tokens as t', (j) =>
-            j.onRef('t.chain_id', '=', 'b.chain_id').onRef('t.address', '=', 'b.address'),
-          )
-          .innerJoin('token_market as m', (j) =>
-            j.onRef('m.chain_id', '=', 'b.chain_id').onRef('m.address', '=', 'b.address'),
-          )
-          .selectAll('t')
-          .select(MARKET_COLUMNS)
-          .select(['b.value', 'b.source', 'b.rank'])
-          .orderBy('b.value', 'desc')
-          .orderBy('b.chain_id', 'desc')
-          .orderBy('b.source', 'desc')
-          .orderBy('b.rank', 'desc')
-          .orderBy('b.address', 'desc')
-          .limit(limit + 1)
-          .execute();
+        // Tokens without a USD price rank at -1, after every priced one (unless values below it tie
+        // or pass them): the ranges of priced tokens alone make the page when they fill it above -1.
+        const priced = await rankedPage(st, ranked, !ranked.usd);
+        const last = priced[limit];
+        if (!ranked.usd || (last && Number(last.value) > -1)) return priced;
+        return rankedPage(st, ranked, true);
       })
     : db
         .selectFrom('tokens as t')
@@ -448,19 +455,19 @@ async function readTokenPage(
    * value; before it, below its value. Trending has one range per chain.
    */
   function rankedBranches(
-    deps: TokenReadDeps,
     order: Ranked,
     chains: readonly ChainId[],
     market: string | undefined,
     states: Map<number, MarketStateTable>,
     at: RankPosition | undefined,
-    limit: number,
+    unpriced: boolean,
   ) {
     const column = sql.ref(`m.${order.column}`);
     const sources = order.usd ? Object.values(USD_SOURCE) : [0];
     return chains.flatMap((chain) =>
       sources.flatMap((source) => {
         const usd = order.usd ? (usdPrice(source, states.get(chain))?.usd ?? null) : 1;
+        if (usd === null && !unpriced) return [];
         const value =
           usd === null
             ? sql<number>`cast(-1 as double precision)`
@@ -469,14 +476,15 @@ async function readTokenPage(
               : sql<number>`${column} * ${usd}`;
         let branch = deps.database.db
           .selectFrom('token_market as m')
-          .innerJoin('tokens as t', (j) =>
-            j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
-          )
           .select(['m.chain_id', 'm.address'])
           .select([value.as('value'), sql.lit(source).as('source'), column.as('rank')])
           .where('m.chain_id', '=', chain)
-          .where(column, 'is not', null)
-          .where(filtered);
+          .where(column, 'is not', null);
+        // (The token's own conditions, when there are any: a creator, search words.)
+        if (where.length > 0)
+          branch = branch.where(
+            sql<boolean>`exists (select 1 from tokens t where t.chain_id = m.chain_id and t.address = m.address and ${filtered})`,
+          );
         if (order.usd) branch = branch.where('m.usd_source', '=', source);
         if (at) {
           const [v, c, src, rank, address] = at;
