@@ -448,7 +448,7 @@ async function refreshBoth(
     );
     return { s: (performance.now() - t) / 1000, tokens: counts.reduce((a, b) => a + b, 0) };
   };
-  let t = performance.now();
+  const t = performance.now();
   await markMarketForRebuild(database);
   console.log('\n### Market refresh, the four chains side by side (as the indexers run it)');
   console.log(
