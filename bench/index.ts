@@ -157,7 +157,8 @@ export async function benchIndex() {
       console.log(`(the generated index kept in ${keep} from an earlier run)`);
       // A run that stopped inside its market refresh left the rows it rewrote: they are put back.
       if (await restoreMarket(database)) console.log('(market rows put back as generated)');
-      if (await upgradeMarket(database)) console.log('(market rows given their usd_source)');
+      if (await upgradeMarket(database, SCALE))
+        console.log('(market rows given their usd_source, or generated again)');
       if (await upgradeHolders(database))
         console.log('(holder rows given their balances, tokens their counts)');
     }

@@ -256,16 +256,23 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
 
 /**
  * Market rows generated before usd_source was kept get theirs (every generated token is quoted in the
- * native currency); returns whether any row needed it.
+ * native currency); rows whose quote-unit values were derived from stored USD values of -1 (no price
+ * then) are generated again. Returns whether any row needed it.
  */
-export async function upgradeMarket(database: Database): Promise<boolean> {
-  const { numUpdatedRows } = await database.db
+export async function upgradeMarket(database: Database, scale: IndexScale): Promise<boolean> {
+  const db = database.db;
+  const { rows } = await sql`select 1 from token_market where market_cap_quote < 0 limit 1`.execute(db);
+  if (rows.length > 0) {
+    await sql`truncate token_market`.execute(db);
+    await generateMarket(database, scale, () => {});
+  }
+  const { numUpdatedRows } = await db
     .updateTable('token_market')
     .set({ usd_source: 2 })
     .where('usd_source', 'is', null)
     .executeTakeFirst();
-  if (numUpdatedRows > 0n) await sql`vacuum analyze token_market`.execute(database.db);
-  return numUpdatedRows > 0n;
+  if (rows.length > 0 || numUpdatedRows > 0n) await sql`vacuum analyze token_market`.execute(db);
+  return rows.length > 0 || numUpdatedRows > 0n;
 }
 
 /**
