@@ -1,7 +1,8 @@
 // Market data of launch tokens: the arithmetic (price from the pool's sqrtPriceX96, market cap,
 // trending score) and the record the read routes serve from the stored rows of token_market.
-// USD values exist only where the quote is a stablecoin (1 unit = 1 USD): no other USD price source is
-// configured, so they are null otherwise and such tokens rank last in USD orders.
+// USD values exist where the quote is a stablecoin (1 unit = 1 USD) or the native currency or WETH (the
+// chain's native USD price of the last refresh); they are null otherwise, and such tokens rank last in
+// USD orders.
 import { sql } from 'kysely';
 import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.ts';
 
@@ -123,7 +124,7 @@ export const cappedWeight = (kind: 'sqlite' | 'postgres', weight: string) =>
     ? sql<number>`least(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`
     : sql<number>`min(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`;
 
-/** A token's market row as read (marketView), or undefined before its first refresh: one query. */
+/** A token's market row as read (marketView), or undefined before its first refresh: its row and its chain's state, read side by side. */
 export async function marketOf(
   database: Database,
   chainId: number,

@@ -39,6 +39,7 @@ import {
   WINDOWS,
 } from './marketData.ts';
 
+/** Tokens computed per round of reads and one upsert. */
 const CHUNK = 2000;
 /** Rows given their usd_source per statement (after the upgrade that added it). */
 const SOURCE_BATCH = 20_000;
