@@ -162,10 +162,12 @@ export async function benchIndex() {
       if (await upgradeHolders(database))
         console.log('(holder rows given their balances, tokens their counts)');
     }
-    // The generated chains' native USD price, as their refresh would have read it from a feed.
+    // The generated chains' native USD price, as their refresh would have read it from a feed, and their
+    // rows' usd_sources as it would have recorded them (every generated token is native-quoted).
     await sql`update market_state set native_usd = 2000, native_usd_at = chain_time where native_usd is null`.execute(
       database.db,
     );
+    await sql`update market_state set usd_sources = ${1 << 2} where usd_sources is null`.execute(database.db);
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
       await sql`update fee_events set escrow = ${escrow} where chain_id = ${Number(chain)} and escrow <> ${escrow}`.execute(

@@ -21,7 +21,7 @@ import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
 import { UNISWAP } from '../src/chain/uniswap.ts';
 import { launchPoolKey } from '../src/launchpad/pool.ts';
-import { decimal } from '../src/indexer/marketData.ts';
+import { decimal, USD_SOURCE } from '../src/indexer/marketData.ts';
 import { ERC20, TestChain } from './support/chain.ts';
 import {
   type DevnetGateway,
@@ -459,7 +459,13 @@ describe('indexed reads', () => {
     expect(walked).toHaveLength(everything.length);
 
     // USD walks too, across quotes (USDC at 1, ETH at its price): each page merges the ranges of every
-    // quote's tokens after the cursor.
+    // quote's tokens after the cursor, those of the usd_sources the refresh found on the chain.
+    const state = await env.gw.database.db
+      .selectFrom('market_state')
+      .select('usd_sources')
+      .where('chain_id', '=', 8453)
+      .executeTakeFirstOrThrow();
+    expect(state.usd_sources).toBe((1 << USD_SOURCE.stablecoin) | (1 << USD_SOURCE.native));
     for (const sort of ['volume_24h', 'market_cap', 'liquidity']) await expectRankedWalk(sort);
 
     // A cursor issued before a refresh is refused: the order may have moved under it.

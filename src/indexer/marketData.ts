@@ -93,6 +93,15 @@ export function usdPrice(
   return null;
 }
 
+/** Whether the chain's market rows may have usd_source `source` (every source before a refresh said). */
+export function hasUsdSource(state: MarketStateTable | undefined, source: number): boolean {
+  return (
+    state?.usd_sources === null ||
+    state?.usd_sources === undefined ||
+    (state.usd_sources & (1 << source)) !== 0
+  );
+}
+
 /** A stored market row as read: its USD price from its chain's state, and current as of that state. */
 export type MarketView = TokenMarketTable & {
   quote_usd: number | null;

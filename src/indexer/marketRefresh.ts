@@ -120,14 +120,28 @@ export async function refreshMarket(opts: {
       .execute(),
   );
 
-  // The window's first block bounds its trades by the trades_block index (block times only grow).
+  // The window's first block bounds its trades by the trades_block index (block times only grow); only
+  // tokens with trades in it have activity to sum.
   const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
-  const addresses = [...due];
+  const active = new Set(
+    (
+      await db
+        .selectFrom('trades')
+        .select('token')
+        .distinct()
+        .where('chain_id', '=', chainId)
+        .where('block_number', '>=', windowBlock)
+        .where('block_number', '<=', through)
+        .execute()
+    ).map((r) => r.token),
+  );
+  // (In address order: each chunk's reads and writes walk their indexes' ranges in order.)
+  const addresses = [...due].sort();
   for (let i = 0; i < addresses.length; i += CHUNK) {
     const chunk = addresses.slice(i, i + CHUNK);
     const tokens = await db
       .selectFrom('tokens')
-      .selectAll()
+      .select(['address', 'market', 'suite_id', 'quote_address', 'pool_id', 'launch_supply'])
       .where('chain_id', '=', chainId)
       .where('address', 'in', chunk)
       .execute();
@@ -153,7 +167,12 @@ export async function refreshMarket(opts: {
       chunk.map((a) => [a, stored.get(a)?.counted ?? -1]),
       through,
     );
-    const recent = await recentFigures(database, chainId, chunk, { through, windowBlock, now: chainTime });
+    const recent = await recentFigures(
+      database,
+      chainId,
+      chunk.filter((a) => active.has(a)),
+      { through, windowBlock, now: chainTime },
+    );
     const live = await liveReads(
       opts,
       // (Trades indexed before prices were recorded carry none.)
@@ -213,6 +232,7 @@ export async function refreshMarket(opts: {
         .execute();
   }
   const next = {
+    usd_sources: await usdSourcesOf(database, chainId),
     refreshed_at: opts.nowMs,
     chain_time: chainTime,
     as_of_block: through,
@@ -225,6 +245,22 @@ export async function refreshMarket(opts: {
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
   return addresses.length;
+}
+
+/** The bitmask of usd_sources the chain's market rows have (market_state.usd_sources): a probe a source. */
+async function usdSourcesOf(database: Database, chainId: ChainId): Promise<number> {
+  let mask = 0;
+  for (const source of Object.values(USD_SOURCE)) {
+    const row = await database.db
+      .selectFrom('token_market')
+      .select('address')
+      .where('chain_id', '=', chainId)
+      .where('usd_source', '=', source)
+      .limit(1)
+      .executeTakeFirst();
+    if (row) mask |= 1 << source;
+  }
+  return mask;
 }
 
 /**
@@ -355,6 +391,7 @@ async function recentFigures(
   tokens: string[],
   at: { through: number; windowBlock: number; now: number },
 ): Promise<Map<string, { activity: Activity; score: number }>> {
+  if (tokens.length === 0) return new Map();
   const { now } = at;
   const windows = Object.entries(WINDOWS) as [keyof typeof WINDOWS, number][];
   const rows = await database.db.transaction().execute(async (trx) => {
@@ -442,14 +479,16 @@ async function nativeUsd(
   }
 }
 
+type PoolOf = Pick<TokensTable, 'address' | 'suite_id' | 'pool_id'>;
+
 /**
  * What the index cannot tell, read at the refresh's block in one batch: the pool price of tokens never
  * traded, and the supply of tokens indexed before launch supplies were recorded.
  */
 async function liveReads(
   opts: { chainId: ChainId; endpoint: RpcEndpoint; deployments: Deployments },
-  untraded: TokensTable[],
-  unsupplied: TokensTable[],
+  untraded: PoolOf[],
+  unsupplied: PoolOf[],
   through: number,
 ) {
   const suites = opts.deployments.get(opts.chainId)?.suites ?? [];

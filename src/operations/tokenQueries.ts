@@ -9,6 +9,7 @@ import { Cursors } from '../cursor.ts';
 import { ApiError } from '../errors.ts';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
 import {
+  hasUsdSource,
   marketOf,
   marketRecord,
   type MarketView,
@@ -498,6 +499,8 @@ async function readTokenPage(
     const sources = order.usd ? Object.values(USD_SOURCE) : [0];
     return chains.flatMap((chain) =>
       sources.flatMap((source) => {
+        // (Only the sources the chain's rows have: fewer ranges to plan.)
+        if (order.usd && !hasUsdSource(states.get(chain), source)) return [];
         const usd = order.usd ? (usdPrice(source, states.get(chain))?.usd ?? null) : 1;
         if (usd === null && !unpriced) return [];
         const value =

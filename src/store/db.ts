@@ -240,6 +240,8 @@ export interface MarketStateTable {
   /** The native currency's USD price read at the last refresh, and its feed round's time. */
   native_usd: number | null;
   native_usd_at: number | string | bigint | null;
+  /** Bit s set when some market row of the chain has usd_source s; null: not known, every source. */
+  usd_sources: number | null;
 }
 
 export interface Tables {

@@ -601,6 +601,14 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0020_market_usd_sources': {
+    async up(db: AnyDb) {
+      // Which usd_sources a chain's market rows have, as a bitmask (bit s for usd_source s), written by
+      // each refresh: a USD-ranked list reads only those ranges. Null (until the next refresh) is every
+      // source.
+      await db.schema.alterTable('market_state').addColumn('usd_sources', 'integer').execute();
+    },
+  },
 });
 
 /**

@@ -246,8 +246,8 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
   await restore();
   await sql
     .raw(
-      `insert into market_state (chain_id, refreshed_at, chain_time, as_of_block, native_usd, native_usd_at)
-       select chain_id, 1, max(timestamp), max(block_number), 2000, 0 from trades group by chain_id
+      `insert into market_state (chain_id, refreshed_at, chain_time, as_of_block, native_usd, native_usd_at, usd_sources)
+       select chain_id, 1, max(timestamp), max(block_number), 2000, 0, ${1 << 2} from trades group by chain_id
        on conflict (chain_id) do nothing`,
     )
     .execute(database.db);
