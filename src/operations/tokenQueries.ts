@@ -385,9 +385,17 @@ async function readTokenPage(
           : await wordsStarting(deps.database, key.w);
       if (fewest <= SORTED_WORD_ROWS) {
         const w = words[counted.indexOf(fewest)] as string;
-        const chain = filters.chain_id ? sql`and chain_id = ${filters.chain_id}` : sql``;
+        const chain = filters.chain_id ? sql`and a.chain_id = ${filters.chain_id}` : sql``;
+        // (Each other word is tested on its own word rows, index-only, so that only the tokens with
+        // every word are read: "rocket 47", 11k candidates and 750 tokens, 31 → 20 ms at 1M.)
+        const others = words
+          .filter((o) => o !== w)
+          .map(
+            (o) =>
+              sql`and exists (select 1 from token_words b where b.word >= ${o} and b.word < ${prefixEnd(o)} and b.chain_id = a.chain_id and b.address = a.address)`,
+          );
         where.push(
-          sql`(t.chain_id, t.address) in (select chain_id, address from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain})`,
+          sql`(t.chain_id, t.address) in (select a.chain_id, a.address from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${sql.join(others, sql` `)})`,
         );
         sorted = true;
       } else if (key.n <= RARE) {
