@@ -73,7 +73,7 @@ describe.each(backends)('$name', ({ name, env }) => {
   it('inserts many rows in a transaction: conflicts as asked, nothing kept on rollback', async () => {
     const e = await env();
     const database = await openDatabase({ databaseUrl: e.DATABASE_URL, dataDir: tempDir() });
-    // SQLite runs one prepared single-row statement per row; PostgreSQL sends statements of 500 rows.
+    // SQLite runs one prepared single-row statement per row; PostgreSQL copies them (COPY … FROM STDIN).
     expect(database.runEach !== undefined).toBe(name === 'sqlite');
     const holders = Array.from({ length: 1_203 }, (_, i) => ({
       chain_id: 8453,
@@ -107,6 +107,28 @@ describe.each(backends)('$name', ({ name, env }) => {
     expect(stored.map((r) => Number(r.block_number))).toEqual(holders.map((h) => h.block_number));
     const hashes = await database.db.selectFrom('index_blocks').select('hash').orderBy('number').execute();
     expect(hashes.map((r) => r.hash)).toEqual(['0xnew0', '0xnew1', '0xnew2']);
+    // Text as chains send it (PostgreSQL copies rows in COPY's text format): tabs, line breaks,
+    // backslashes and what COPY would read as null or the end of the data are kept as they are, and an
+    // empty text is not a null.
+    const texts = ['tab\there', 'line\nbreak\r\nend', 'back\\slash \\N', '\\.', '', 'ünï 🚀 "q" \'s'];
+    const posts = texts.map((description, i) => ({
+      chain_id: 8453,
+      tx_hash: `0x${String(i).padStart(64, '0')}`,
+      log_index: i,
+      block_number: 7,
+      token: '0x00000000000000000000000000000000000000aa',
+      announcement_id: `0x${i}`,
+      creator: '0x00000000000000000000000000000000000000bb',
+      description,
+      uri: description === '' ? '\\N' : '',
+      posted_at: 1,
+      raw_hex: i % 2 === 0 ? null : '{}',
+    }));
+    await database.db.transaction().execute((trx) => insertMany(database, trx, 'announcements', posts));
+    const read = await database.db.selectFrom('announcements').selectAll().orderBy('log_index').execute();
+    expect(read.map((r) => [r.description, r.uri, r.raw_hex])).toEqual(
+      posts.map((p) => [p.description, p.uri, p.raw_hex]),
+    );
     // A duplicate without a conflict rule fails the statement, and the transaction keeps nothing.
     await expect(
       database.db.transaction().execute(async (trx) => {
