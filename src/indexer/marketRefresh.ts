@@ -88,53 +88,32 @@ export async function refreshMarket(opts: {
 
   // Computed in full: tokens without market data (or without its quote-unit ranks), those a reorg
   // marked, and those with trades in the last 24 h of the previous refresh or since it.
-  const due = new Set<string>();
-  const add = (rows: { address: string }[]) => rows.forEach((r) => due.add(r.address));
-  add(
-    await db
-      .selectFrom('tokens as t')
-      .leftJoin('token_market as m', (j) =>
-        j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
-      )
-      .select('t.address')
-      .where('t.chain_id', '=', chainId)
-      .where((eb) =>
-        eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
-      )
-      .execute(),
-  );
+  const recompute = await db
+    .selectFrom('tokens as t')
+    .leftJoin('token_market as m', (j) =>
+      j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+    )
+    .select('t.address')
+    .where('t.chain_id', '=', chainId)
+    .where((eb) =>
+      eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
+    )
+    .execute();
   const sinceBlock = previous
     ? Math.min(
         previousBlock + 1,
         await firstBlockFrom(database, chainId, Number(previous.chain_time) - WINDOWS['24h'], through),
       )
     : 0;
-  add(
-    await db
-      .selectFrom('trades')
-      .select('token as address')
-      .distinct()
-      .where('chain_id', '=', chainId)
-      .where('block_number', '>=', sinceBlock)
-      .where('block_number', '<=', through)
-      .execute(),
-  );
+  const due = new Set([
+    ...recompute.map((r) => r.address),
+    ...(await tokensTraded(database, chainId, sinceBlock, through)),
+  ]);
 
   // The window's first block bounds its trades by the trades_block index (block times only grow); only
   // tokens with trades in it have activity to sum.
   const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
-  const active = new Set(
-    (
-      await db
-        .selectFrom('trades')
-        .select('token')
-        .distinct()
-        .where('chain_id', '=', chainId)
-        .where('block_number', '>=', windowBlock)
-        .where('block_number', '<=', through)
-        .execute()
-    ).map((r) => r.token),
-  );
+  const active = new Set(await tokensTraded(database, chainId, windowBlock, through));
   // (In address order: each chunk's reads and writes walk their indexes' ranges in order.)
   const addresses = [...due].sort();
   for (let i = 0; i < addresses.length; i += CHUNK) {
@@ -344,6 +323,19 @@ async function tradeMoves(
       },
     ]),
   );
+}
+
+/** The chain's tokens with trades in blocks from..through (a range of the trades_block index). */
+async function tokensTraded(database: Database, chainId: ChainId, from: number, through: number) {
+  const rows = await database.db
+    .selectFrom('trades')
+    .select('token')
+    .distinct()
+    .where('chain_id', '=', chainId)
+    .where('block_number', '>=', from)
+    .where('block_number', '<=', through)
+    .execute();
+  return rows.map((r) => r.token);
 }
 
 /**
