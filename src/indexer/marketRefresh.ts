@@ -105,15 +105,16 @@ export async function refreshMarket(opts: {
         await firstBlockFrom(database, chainId, Number(previous.chain_time) - WINDOWS['24h'], through),
       )
     : 0;
-  const due = new Set([
-    ...recompute.map((r) => r.address),
-    ...(await tokensTraded(database, chainId, sinceBlock, through)),
-  ]);
-
   // The window's first block bounds its trades by the trades_block index (block times only grow); only
-  // tokens with trades in it have activity to sum.
+  // tokens with trades in it have activity to sum. One read gives both sets: each token's last trade.
   const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
-  const active = new Set(await tokensTraded(database, chainId, windowBlock, through));
+  const traded = await lastTrades(database, chainId, Math.min(sinceBlock, windowBlock), through);
+  const due = new Set(recompute.map((r) => r.address));
+  const active = new Set<string>();
+  for (const [token, block] of traded) {
+    if (block >= sinceBlock) due.add(token);
+    if (block >= windowBlock) active.add(token);
+  }
   // (In address order: each chunk's reads and writes walk their indexes' ranges in order.)
   const addresses = [...due].sort();
   for (let i = 0; i < addresses.length; i += CHUNK) {
@@ -325,17 +326,22 @@ async function tradeMoves(
   );
 }
 
-/** The chain's tokens with trades in blocks from..through (a range of the trades_block index). */
-async function tokensTraded(database: Database, chainId: ChainId, from: number, through: number) {
+/** The block of each token's last trade in blocks from..through (a range of the trades_block index). */
+async function lastTrades(
+  database: Database,
+  chainId: ChainId,
+  from: number,
+  through: number,
+): Promise<Map<string, number>> {
   const rows = await database.db
     .selectFrom('trades')
-    .select('token')
-    .distinct()
+    .select(['token', (eb) => eb.fn.max('block_number').as('block')])
     .where('chain_id', '=', chainId)
     .where('block_number', '>=', from)
     .where('block_number', '<=', through)
+    .groupBy('token')
     .execute();
-  return rows.map((r) => r.token);
+  return new Map(rows.map((r) => [r.token, Number(r.block)]));
 }
 
 /**

@@ -1,9 +1,9 @@
 // The database: SQLite in the data dir by default, PostgreSQL when DATABASE_URL is set. Same schema, same
 // queries (kysely), migrations in code.
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { once } from 'node:events';
 import {
   CompiledQuery,
   type Insertable,
@@ -396,10 +396,7 @@ const COPY_MARK = '/* copy from stdin */ ';
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** A row whose values COPY's text format carries as they are: text, numbers, booleans, nulls. */
-const plainRow = (row: object) =>
-  Object.values(row).every(
-    (v) => v === null || v === undefined || ['string', 'number', 'bigint', 'boolean'].includes(typeof v),
-  );
+const plainRow = (row: object) => Object.values(row).every((v) => v === null || typeof v !== 'object');
 
 /** One value in COPY's text format: \N for null, backslash, newline, return and tab escaped. */
 function copyText(v: unknown): string {
