@@ -88,8 +88,14 @@ buildah config \
   --label "org.opencontainers.image.version=$version" \
   --label org.opencontainers.image.description='Launchpad Public API gateway, indexer and CLI' \
   "$ctr"
+previous=$(buildah images --quiet --noheading "$name" 2>/dev/null || true)
 buildah commit --quiet --format docker --rm "$ctr" "$name" >/dev/null
 ctr=""
+# The image this build replaced under the same name goes: one image per version, not one per build
+# (each left behind is ~1 GB of the builder's storage).
+if [ -n "$previous" ] && [ "$previous" != "$(buildah images --quiet --noheading "$name")" ]; then
+  buildah rmi "$previous" >/dev/null 2>&1 || true
+fi
 
 mkdir -p dist
 archive="dist/launchpad-gateway-$version.tar"
