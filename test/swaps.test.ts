@@ -111,7 +111,10 @@ describe('swaps', () => {
       amount_in_raw: (10n ** 16n).toString(),
     });
     expect(q.status, q.body).toBe(200);
-    expect(q.json.data.issues).toEqual([expect.objectContaining({ code: 'anti_snipe_active' })]);
+    // The surcharge warns; the longer the wait, the smaller the surcharge, so a slow run may also
+    // warn of the price impact of the now larger buy. Nothing else may appear.
+    const codes = (q.json.data.issues as { code: string }[]).map((i) => i.code);
+    expect(codes.filter((c) => c !== 'high_price_impact')).toEqual(['anti_snipe_active']);
     // At the launch block's time the fee would be 9900 bps; two seconds on it has decayed.
     expect(q.json.data.fee.total_bps).toBeLessThan(9900);
     const before = await base.balance(launch.token, trader);
