@@ -321,8 +321,9 @@ export interface Database {
   url?: string;
 }
 
-/** The tables `insertMany` writes (the indexer's ranges). */
+/** The tables `insertMany` writes (the indexer's ranges, the market refresh's chunks). */
 export type BulkTable =
+  | 'token_market'
   | 'trades'
   | 'fee_credits'
   | 'announcements'
