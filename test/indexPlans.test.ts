@@ -3,12 +3,16 @@
 // is explained (EXPLAIN ANALYZE), and none may scan trades, tokens or holders whole or sort many more
 // rows than its page. Search answers what a whole scan of the names answers, page after page.
 import { sql } from 'kysely';
+import { numberToHex, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { RpcEndpoint } from '../src/chain/rpc.ts';
+import { refreshMarket } from '../src/indexer/marketRefresh.ts';
+import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
 import { searchWords } from '../src/indexer/words.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
-import { generateIndex, hotReads } from './support/generatedIndex.ts';
+import { generateIndex, hotReads, timeOfBlock } from './support/generatedIndex.ts';
 import { explain, planProblems, planText } from './support/plans.ts';
 import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
@@ -154,5 +158,83 @@ describe('shared pages', () => {
     await new Promise((r) => setTimeout(r, 300));
     await ask(url);
     expect(reads()).toBe(5);
+  });
+});
+
+describe('market refresh of most of a chain', () => {
+  it('builds the chain partition anew, with the rows that updating each one gives', async () => {
+    const db = database.db;
+    const chainId = 143;
+    const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
+    // The generated tokens are not on a chain: the refresh's block is the generated time, a
+    // never-traded pool's price the generated one.
+    const slot0 = toFunctionSelector('getSlot0(bytes32)');
+    const word = (v: bigint) => v.toString(16).padStart(64, '0');
+    const endpoint = {
+      batchResults: async (calls: { method: string; params: unknown[] }[]) =>
+        calls.map((c) => {
+          if (c.method === 'eth_getBlockByNumber')
+            return { timestamp: numberToHex(timeOfBlock(Number(BigInt(c.params[0] as string)))) };
+          if (c.method === 'eth_call' && (c.params[0] as { data: string }).data.startsWith(slot0))
+            return `0x${word(2n ** 96n)}${word(0n).repeat(3)}`;
+          throw new Error('not on a chain');
+        }),
+    } as unknown as RpcEndpoint;
+    const refresh = () => refreshMarket({ chainId, endpoint, database, deployments, nowMs: 1 });
+    const partition = async () =>
+      (await sql<{ oid: number }>`select 'token_market_143'::regclass::oid as oid`.execute(db)).rows[0]?.oid;
+    const rows = async () =>
+      (
+        await sql<Record<string, unknown>>`select * from token_market where chain_id = ${chainId}
+          order by address`.execute(db)
+      ).rows;
+    const tokens = Number(
+      (await sql<{ n: string }>`select count(*) as n from tokens where chain_id = ${chainId}`.execute(db))
+        .rows[0]?.n,
+    );
+    expect(tokens).toBeGreaterThan(10_000);
+
+    // Every row marked for rebuilding (a deep reorg's mark): the partition is built anew.
+    await sql`update token_market set rebuild = 1 where chain_id = ${chainId}`.execute(db);
+    const before = await partition();
+    expect(await refresh()).toBe(tokens);
+    expect(await partition()).not.toBe(before);
+    const built = await rows();
+    expect(built).toHaveLength(tokens);
+    expect(built.filter((r) => r.rebuild !== 0)).toEqual([]);
+
+    // Rows spoilt and marked: a few are updated in place, most have the partition built anew with the
+    // others as they were; both give what the first build gave.
+    const spoil = (n: number) =>
+      sql`update token_market set rebuild = 1, market_cap_quote = -5, trending_score = -5,
+        reserve_quote_raw = '7', activity = '{}' where chain_id = ${chainId} and address in
+        (select address from token_market where chain_id = ${chainId} order by address desc limit ${n})`.execute(
+        db,
+      );
+    await spoil(2_000);
+    const kept = await partition();
+    await refresh();
+    expect(await partition()).toBe(kept);
+    expect(await rows()).toEqual(built);
+    await spoil(Math.ceil(tokens * 0.6));
+    await refresh();
+    expect(await partition()).not.toBe(kept);
+    expect(await rows()).toEqual(built);
+
+    // Lists read the new partition through the table's indexes.
+    const list = await app.inject({
+      url: `/v1/tokens?sort=market_cap&chain_id=${chainId}&limit=5`,
+      headers: { 'x-api-key': key },
+    });
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().data).toHaveLength(5);
+    const plan = planText(
+      await explain(
+        database,
+        `select address from token_market where chain_id = ${chainId} order by trending_score desc limit 5`,
+        [],
+      ),
+    );
+    expect(plan).toMatch(/Index (Only )?Scan on token_market_143 using token_market_143_next_\w+ \(rows 5\)/);
   });
 });
