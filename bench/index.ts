@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { numberToHex, toFunctionSelector } from 'viem';
+import { numberToHex } from 'viem';
 import { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
@@ -21,12 +21,12 @@ import {
   FIRST_BLOCK,
   GENERATOR_VERSION,
   generateIndex,
+  generatedChainEndpoint,
   hotReads,
   keepMarket,
   type IndexScale,
   markMarketForRebuild,
   restoreMarket,
-  timeOfBlock,
   upgradeHolders,
   upgradeMarket,
 } from '../test/support/generatedIndex.ts';
@@ -431,18 +431,7 @@ async function refreshBoth(
   deployments: Deployments,
   readWhile: (work: () => Promise<unknown>) => Promise<Latency>,
 ): Promise<{ fullS: number; readsDuring: Latency }> {
-  const slot0 = toFunctionSelector('getSlot0(bytes32)');
-  const word = (v: bigint) => v.toString(16).padStart(64, '0');
-  const endpoint = {
-    batchResults: async (calls: { method: string; params: unknown[] }[]) =>
-      calls.map((c) => {
-        if (c.method === 'eth_getBlockByNumber')
-          return { timestamp: numberToHex(timeOfBlock(Number(BigInt(c.params[0] as string)))) };
-        if (c.method === 'eth_call' && (c.params[0] as { data: string }).data.startsWith(slot0))
-          return `0x${word(2n ** 96n)}${word(0n).repeat(3)}`;
-        throw new Error('not on a chain');
-      }),
-  } as unknown as RpcEndpoint;
+  const endpoint = generatedChainEndpoint();
   const chains = [8453, 4663, 143, 5042] as const;
   const run = async () => {
     const t = performance.now();

@@ -3,16 +3,14 @@
 // is explained (EXPLAIN ANALYZE), and none may scan trades, tokens or holders whole or sort many more
 // rows than its page. Search answers what a whole scan of the names answers, page after page.
 import { sql } from 'kysely';
-import { numberToHex, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
 import { searchWords } from '../src/indexer/words.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
-import { generateIndex, hotReads, timeOfBlock } from './support/generatedIndex.ts';
+import { generatedChainEndpoint, generateIndex, hotReads } from './support/generatedIndex.ts';
 import { explain, planProblems, planText } from './support/plans.ts';
 import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
@@ -166,20 +164,7 @@ describe('market refresh of most of a chain', () => {
     const db = database.db;
     const chainId = 143;
     const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
-    // The generated tokens are not on a chain: the refresh's block is the generated time, a
-    // never-traded pool's price the generated one.
-    const slot0 = toFunctionSelector('getSlot0(bytes32)');
-    const word = (v: bigint) => v.toString(16).padStart(64, '0');
-    const endpoint = {
-      batchResults: async (calls: { method: string; params: unknown[] }[]) =>
-        calls.map((c) => {
-          if (c.method === 'eth_getBlockByNumber')
-            return { timestamp: numberToHex(timeOfBlock(Number(BigInt(c.params[0] as string)))) };
-          if (c.method === 'eth_call' && (c.params[0] as { data: string }).data.startsWith(slot0))
-            return `0x${word(2n ** 96n)}${word(0n).repeat(3)}`;
-          throw new Error('not on a chain');
-        }),
-    } as unknown as RpcEndpoint;
+    const endpoint = generatedChainEndpoint();
     const refresh = () => refreshMarket({ chainId, endpoint, database, deployments, nowMs: 1 });
     const partition = async () =>
       (await sql<{ oid: number }>`select 'token_market_143'::regclass::oid as oid`.execute(db)).rows[0]?.oid;

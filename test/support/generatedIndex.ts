@@ -3,6 +3,8 @@
 // with a skew: a few hot tokens hold most trades and holders. Rows have the indexer's shapes; addresses
 // are decimal digits (valid checksummed addresses as they are), hashes md5-derived.
 import { sql } from 'kysely';
+import { numberToHex, toFunctionSelector } from 'viem';
+import type { RpcEndpoint } from '../../src/chain/rpc.ts';
 import type { Database } from '../../src/store/db.ts';
 
 export interface IndexScale {
@@ -30,6 +32,26 @@ export const FIRST_BLOCK = 1_000_000;
 const block = (t: string) => `((${t} - ${T0}) / 2 + ${FIRST_BLOCK})`;
 /** The time of a generated block (a block every 2 s from T0). */
 export const timeOfBlock = (n: number) => (n - FIRST_BLOCK) * 2 + T0;
+
+/**
+ * The node a market refresh of the generated index asks (its tokens are not on a chain): a block's time
+ * is the generated one, a never-traded pool's price the generated one (1:1), and anything else fails
+ * (a price feed: no USD price).
+ */
+export function generatedChainEndpoint(): RpcEndpoint {
+  const slot0 = toFunctionSelector('getSlot0(bytes32)');
+  const word = (v: bigint) => v.toString(16).padStart(64, '0');
+  return {
+    batchResults: async (calls: { method: string; params: unknown[] }[]) =>
+      calls.map((c) => {
+        if (c.method === 'eth_getBlockByNumber')
+          return { timestamp: numberToHex(timeOfBlock(Number(BigInt(c.params[0] as string)))) };
+        if (c.method === 'eth_call' && (c.params[0] as { data: string }).data.startsWith(slot0))
+          return `0x${word(2n ** 96n)}${word(0n).repeat(3)}`;
+        throw new Error('not on a chain');
+      }),
+  } as unknown as RpcEndpoint;
+}
 
 /** Address `n` of a kind (1 tokens, 2 creators, 3 traders, 4 holders): 40 decimal digits. */
 export const address = (kind: number, n: number) => `0x${kind}${String(n).padStart(39, '0')}`;
