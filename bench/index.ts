@@ -490,11 +490,15 @@ async function logsAlone(url: string, first: number, head: number): Promise<{ lo
 /** Bytes per trade and per token, tables with their indexes, and each index's size. */
 async function disk(database: Awaited<ReturnType<typeof openDatabase>>) {
   const db = database.db;
+  // (A partitioned table's figures are its partitions'.)
   const { rows } = await sql<{ table: string; rows: string; heap: string; indexes: string }>`
-    select c.relname as table, c.reltuples::bigint as rows, pg_table_size(c.oid) as heap,
-      pg_indexes_size(c.oid) as indexes from pg_class c
+    select c.relname as table, sum(greatest(x.reltuples, 0))::bigint as rows,
+      sum(pg_table_size(t.relid)) as heap, sum(pg_indexes_size(t.relid)) as indexes
+    from pg_class c cross join lateral (select relid from pg_partition_tree(c.oid) where isleaf
+      union all select c.oid where c.relkind = 'r') t join pg_class x on x.oid = t.relid
     where c.relname in ('tokens', 'trades', 'token_holders', 'token_words', 'token_market', 'fee_credits',
-      'fee_events', 'announcements') order by pg_total_relation_size(c.oid) desc`.execute(db);
+      'fee_events', 'announcements')
+    group by c.relname order by sum(pg_total_relation_size(t.relid)) desc`.execute(db);
   console.log('\n### Disk');
   console.log('| table | rows | table bytes/row | index bytes/row |');
   console.log('|---|---:|---:|---:|');
@@ -503,8 +507,11 @@ async function disk(database: Awaited<ReturnType<typeof openDatabase>>) {
       `| ${r.table} | ${Number(r.rows).toLocaleString('en')} | ${(Number(r.heap) / Math.max(1, Number(r.rows))).toFixed(0)} | ${(Number(r.indexes) / Math.max(1, Number(r.rows))).toFixed(0)} |`,
     );
   const { rows: idx } = await sql<{ name: string; size: string }>`
-    select indexrelname as name, pg_relation_size(indexrelid) as size from pg_stat_user_indexes
-    where relname in ('tokens', 'trades', 'token_holders', 'token_market') order by 2 desc`.execute(db);
+    select c.relname as name, coalesce((select sum(pg_relation_size(t.relid))
+      from pg_partition_tree(i.indexrelid) t), pg_relation_size(i.indexrelid)) as size
+    from pg_index i join pg_class c on c.oid = i.indexrelid
+    where i.indrelid in ('tokens'::regclass, 'trades'::regclass, 'token_holders'::regclass,
+      'token_market'::regclass) order by 2 desc`.execute(db);
   console.log(
     `indexes: ${idx.map((i) => `${i.name} ${(Number(i.size) / 2 ** 20).toFixed(0)} MB`).join(', ')}`,
   );

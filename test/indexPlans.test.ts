@@ -159,13 +159,15 @@ describe('shared pages', () => {
   });
 });
 
-describe('market refresh of a generated chain', () => {
-  it('recomputes every marked row from its trades, and spoilt rows get the same values again', async () => {
+describe('market refresh of most of a chain', () => {
+  it('builds the chain partition anew, with the rows that updating each one gives', async () => {
     const db = database.db;
     const chainId = 143;
     const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
     const endpoint = generatedChainEndpoint();
     const refresh = () => refreshMarket({ chainId, endpoint, database, deployments, nowMs: 1 });
+    const partition = async () =>
+      (await sql<{ oid: number }>`select 'token_market_143'::regclass::oid as oid`.execute(db)).rows[0]?.oid;
     const rows = async () =>
       (
         await sql<Record<string, unknown>>`select * from token_market where chain_id = ${chainId}
@@ -177,27 +179,47 @@ describe('market refresh of a generated chain', () => {
     );
     expect(tokens).toBeGreaterThan(10_000);
 
-    // Every row marked for rebuilding (a deep reorg's mark): each is recomputed from all its trades.
+    // Every row marked for rebuilding (a deep reorg's mark): the partition is built anew.
     await sql`update token_market set rebuild = 1 where chain_id = ${chainId}`.execute(db);
+    const before = await partition();
     expect(await refresh()).toBe(tokens);
+    expect(await partition()).not.toBe(before);
     const built = await rows();
     expect(built).toHaveLength(tokens);
     expect(built.filter((r) => r.rebuild !== 0)).toEqual([]);
-    expect(built.filter((r) => Number(r.updated_at) !== 1)).toEqual([]);
 
-    // Rows spoilt and marked: recomputed, they are what the first refresh gave.
-    await sql`update token_market set rebuild = 1, market_cap_quote = -5, trending_score = -5,
-      reserve_quote_raw = '7', activity = '{}' where chain_id = ${chainId} and address in
-      (select address from token_market where chain_id = ${chainId} order by address desc limit 2000)`.execute(
-      db,
-    );
+    // Rows spoilt and marked: a few are updated in place, most have the partition built anew with the
+    // others as they were; both give what the first build gave.
+    const spoil = (n: number) =>
+      sql`update token_market set rebuild = 1, market_cap_quote = -5, trending_score = -5,
+        reserve_quote_raw = '7', activity = '{}' where chain_id = ${chainId} and address in
+        (select address from token_market where chain_id = ${chainId} order by address desc limit ${n})`.execute(
+        db,
+      );
+    await spoil(2_000);
+    const kept = await partition();
     await refresh();
+    expect(await partition()).toBe(kept);
     expect(await rows()).toEqual(built);
+    await spoil(Math.ceil(tokens * 0.6));
+    await refresh();
+    expect(await partition()).not.toBe(kept);
+    expect(await rows()).toEqual(built);
+
+    // Lists read the new partition through the table's indexes.
     const list = await app.inject({
       url: `/v1/tokens?sort=market_cap&chain_id=${chainId}&limit=5`,
       headers: { 'x-api-key': key },
     });
     expect(list.statusCode, list.body).toBe(200);
     expect(list.json().data).toHaveLength(5);
+    const plan = planText(
+      await explain(
+        database,
+        `select address from token_market where chain_id = ${chainId} order by trending_score desc limit 5`,
+        [],
+      ),
+    );
+    expect(plan).toMatch(/Index (Only )?Scan on token_market_143 using token_market_143_next_\w+ \(rows 5\)/);
   });
 });

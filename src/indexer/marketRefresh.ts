@@ -31,6 +31,7 @@ import {
   type TokenMarketTable,
   type TokensTable,
 } from '../store/db.ts';
+import { countMarketRows, rebuildMarketPartition } from '../store/marketPartitions.ts';
 import {
   type Activity,
   decimal,
@@ -47,6 +48,8 @@ import {
 
 /** Tokens computed per round of reads and one upsert. */
 const CHUNK = 2000;
+/** Recomputed rows from which PostgreSQL builds the chain's partition anew (half its rows or more). */
+const PARTITION_BUILD_ROWS = 10_000;
 /** Rows given their usd_source per statement (after the upgrade that added it). */
 const SOURCE_BATCH = 20_000;
 
@@ -123,99 +126,96 @@ export async function refreshMarket(opts: {
   }
   // (In address order: each chunk's reads and writes walk their indexes' ranges in order.)
   const addresses = [...due].sort();
-  for (let i = 0; i < addresses.length; i += CHUNK) {
-    const chunk = addresses.slice(i, i + CHUNK);
-    // Each token with its stored market row. Reserves are kept up to each row's as_of_block and
-    // extended by the trades after it; a token with no row, or whose row a reorg marked for rebuilding,
-    // is computed from all its trades. Activity and trending need the last 24 h of trades in any case.
-    const tokens = await db
-      .selectFrom('tokens as t')
-      .leftJoin('token_market as m', (j) =>
-        j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
-      )
-      .select(['t.address', 't.market', 't.suite_id', 't.quote_address', 't.pool_id', 't.launch_supply'])
-      .select(['m.sqrt_price_x96', 'm.reserve_quote_raw', 'm.as_of_block', 'm.rebuild'])
-      .where('t.chain_id', '=', chainId)
-      .where('t.address', 'in', chunk)
-      .execute();
-    const stored = new Map<string, { sqrt_price_x96: string; reserve_quote_raw: string; counted: number }>();
-    for (const r of tokens)
-      if (r.rebuild === 0)
-        stored.set(r.address, {
-          sqrt_price_x96: r.sqrt_price_x96 as string,
-          reserve_quote_raw: r.reserve_quote_raw as string,
-          counted: Math.min(Number(r.as_of_block), previousBlock),
-        });
-    // Reserve moves and price from the trades after each stored row (all of them for a token without one).
-    const moved = await tradeMoves(
-      database,
-      chainId,
-      chunk.map((a) => [a, stored.get(a)?.counted ?? -1]),
-      through,
-    );
-    const recent = await recentFigures(
-      database,
-      chainId,
-      chunk.filter((a) => active.has(a)),
-      { through, windowBlock, now: chainTime },
-    );
-    const live = await liveReads(
-      opts,
-      // (Trades indexed before prices were recorded carry none.)
-      tokens.filter((t) => !moved.get(t.address)?.sqrt && !stored.has(t.address)),
-      tokens.filter((t) => t.launch_supply === '0'),
-      through,
-    );
-    const rows: TokenMarketTable[] = tokens.map((token) => {
-      const own = moved.get(token.address);
-      const before = stored.get(token.address);
-      const sqrt = BigInt(own?.sqrt ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
-      const supply = BigInt(
-        token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
+  /** The recomputed rows, CHUNK tokens at a time, each chunk handed to `put`. */
+  const recomputed = async (put: (rows: TokenMarketTable[]) => Promise<void>) => {
+    for (let i = 0; i < addresses.length; i += CHUNK) {
+      const chunk = addresses.slice(i, i + CHUNK);
+      // Each token with its stored market row. Reserves are kept up to each row's as_of_block and
+      // extended by the trades after it; a token with no row, or whose row a reorg marked for rebuilding,
+      // is computed from all its trades. Activity and trending need the last 24 h of trades in any case.
+      const tokens = await db
+        .selectFrom('tokens as t')
+        .leftJoin('token_market as m', (j) =>
+          j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+        )
+        .select(['t.address', 't.market', 't.suite_id', 't.quote_address', 't.pool_id', 't.launch_supply'])
+        .select(['m.sqrt_price_x96', 'm.reserve_quote_raw', 'm.as_of_block', 'm.rebuild'])
+        .where('t.chain_id', '=', chainId)
+        .where('t.address', 'in', chunk)
+        .execute();
+      const stored = new Map<
+        string,
+        { sqrt_price_x96: string; reserve_quote_raw: string; counted: number }
+      >();
+      for (const r of tokens)
+        if (r.rebuild === 0)
+          stored.set(r.address, {
+            sqrt_price_x96: r.sqrt_price_x96 as string,
+            reserve_quote_raw: r.reserve_quote_raw as string,
+            counted: Math.min(Number(r.as_of_block), previousBlock),
+          });
+      // Reserve moves and price from the trades after each stored row (all of them for a token without one).
+      const moved = await tradeMoves(
+        database,
+        chainId,
+        chunk.map((a) => [a, stored.get(a)?.counted ?? -1]),
+        through,
       );
-      const reserve = BigInt(before?.reserve_quote_raw ?? 0) + (own?.reserve ?? 0n);
-      const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
-      const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
-      return {
-        chain_id: chainId,
-        address: token.address,
-        market: token.market,
-        sqrt_price_x96: sqrt.toString(),
-        reserve_quote_raw: reserve.toString(),
-        activity: JSON.stringify(activity),
-        market_cap_quote: quoteRank(
-          marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply),
-          decimals,
-        ),
-        liquidity_quote: quoteRank(reserve, decimals),
-        volume_24h_quote: quoteRank(BigInt(activity['24h'].volume_quote_raw), decimals),
-        usd_source: sourceOf(token),
-        trending_score: score,
-        as_of_block: through,
-        updated_at: opts.nowMs,
-        rebuild: 0,
-      };
-    });
-    // (PostgreSQL: the rows as one JSON parameter, not 14 a row; 28,000 parameters a chunk made chain
-    // 5042's writes at 1M tokens 12.6-14.2 s, against 10.3-11.1 s. SQLite: one transaction a chunk.)
-    await db.transaction().execute((trx) =>
-      insertMany(database, trx, 'token_market', rows, (oc) =>
-        oc.columns(['chain_id', 'address']).doUpdateSet((eb) => ({
-          sqrt_price_x96: eb.ref('excluded.sqrt_price_x96'),
-          reserve_quote_raw: eb.ref('excluded.reserve_quote_raw'),
-          activity: eb.ref('excluded.activity'),
-          market_cap_quote: eb.ref('excluded.market_cap_quote'),
-          liquidity_quote: eb.ref('excluded.liquidity_quote'),
-          volume_24h_quote: eb.ref('excluded.volume_24h_quote'),
-          usd_source: eb.ref('excluded.usd_source'),
-          trending_score: eb.ref('excluded.trending_score'),
-          as_of_block: eb.ref('excluded.as_of_block'),
-          rebuild: eb.ref('excluded.rebuild'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      ),
-    );
-  }
+      const recent = await recentFigures(
+        database,
+        chainId,
+        chunk.filter((a) => active.has(a)),
+        { through, windowBlock, now: chainTime },
+      );
+      const live = await liveReads(
+        opts,
+        // (Trades indexed before prices were recorded carry none.)
+        tokens.filter((t) => !moved.get(t.address)?.sqrt && !stored.has(t.address)),
+        tokens.filter((t) => t.launch_supply === '0'),
+        through,
+      );
+      const rows: TokenMarketTable[] = tokens.map((token) => {
+        const own = moved.get(token.address);
+        const before = stored.get(token.address);
+        const sqrt = BigInt(own?.sqrt ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
+        const supply = BigInt(
+          token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
+        );
+        const reserve = BigInt(before?.reserve_quote_raw ?? 0) + (own?.reserve ?? 0n);
+        const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
+        const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
+        return {
+          chain_id: chainId,
+          address: token.address,
+          market: token.market,
+          sqrt_price_x96: sqrt.toString(),
+          reserve_quote_raw: reserve.toString(),
+          activity: JSON.stringify(activity),
+          market_cap_quote: quoteRank(
+            marketCap(pricePerToken(sqrt, token.address, token.quote_address), supply),
+            decimals,
+          ),
+          liquidity_quote: quoteRank(reserve, decimals),
+          volume_24h_quote: quoteRank(BigInt(activity['24h'].volume_quote_raw), decimals),
+          usd_source: sourceOf(token),
+          trending_score: score,
+          as_of_block: through,
+          updated_at: opts.nowMs,
+          rebuild: 0,
+        };
+      });
+      await put(rows);
+    }
+  };
+  // Most of a big chain's rows recomputed (a first refresh, a deep reorg's rebuild): PostgreSQL builds
+  // the chain's partition anew rather than update each row in nine indexes.
+  if (
+    database.kind === 'postgres' &&
+    addresses.length >= PARTITION_BUILD_ROWS &&
+    addresses.length * 2 >= (await countMarketRows(database, chainId))
+  )
+    await rebuildMarketPartition(database, chainId, recomputed);
+  else await recomputed((rows) => upsertMarket(database, rows));
   const next = {
     usd_sources: await usdSourcesOf(database, chainId),
     refreshed_at: opts.nowMs,
@@ -230,6 +230,29 @@ export async function refreshMarket(opts: {
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
   return addresses.length;
+}
+
+/** Writes recomputed market rows over the stored ones. */
+async function upsertMarket(database: Database, rows: TokenMarketTable[]): Promise<void> {
+  // (PostgreSQL: the rows as one JSON parameter, not 14 a row; 28,000 parameters a chunk made chain
+  // 5042's writes at 1M tokens 12.6-14.2 s, against 10.3-11.1 s. SQLite: one transaction a chunk.)
+  await database.db.transaction().execute((trx) =>
+    insertMany(database, trx, 'token_market', rows, (oc) =>
+      oc.columns(['chain_id', 'address']).doUpdateSet((eb) => ({
+        sqrt_price_x96: eb.ref('excluded.sqrt_price_x96'),
+        reserve_quote_raw: eb.ref('excluded.reserve_quote_raw'),
+        activity: eb.ref('excluded.activity'),
+        market_cap_quote: eb.ref('excluded.market_cap_quote'),
+        liquidity_quote: eb.ref('excluded.liquidity_quote'),
+        volume_24h_quote: eb.ref('excluded.volume_24h_quote'),
+        usd_source: eb.ref('excluded.usd_source'),
+        trending_score: eb.ref('excluded.trending_score'),
+        as_of_block: eb.ref('excluded.as_of_block'),
+        rebuild: eb.ref('excluded.rebuild'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    ),
+  );
 }
 
 /** The bitmask of usd_sources the chain's market rows have (market_state.usd_sources): a probe a source. */

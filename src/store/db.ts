@@ -368,11 +368,8 @@ export async function insertMany<T extends BulkTable>(
       return;
     }
   }
-  if (database.kind === 'postgres' && columns && rows.length > 1 && !conflict && rows.every(plainRow)) {
-    for (let i = 0; i < rows.length; i += COPY_ROWS)
-      await copyRows(trx, table, columns, rows.slice(i, i + COPY_ROWS) as Record<string, unknown>[]);
-    return;
-  }
+  if (database.kind === 'postgres' && columns && rows.length > 1 && !conflict && rows.every(plainRow))
+    return copyInto(trx, table, rows as Record<string, unknown>[], columns);
   if (database.kind === 'postgres' && columns && rows.length > 1) {
     const refs = sql.join(columns.map((c) => sql.ref(c)));
     for (let i = 0; i < rows.length; i += 10_000) {
@@ -405,6 +402,22 @@ function copyText(v: unknown): string {
   if (typeof v === 'boolean') return v ? 't' : 'f';
   const s = String(v);
   return /[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c] as string) : s;
+}
+
+/**
+ * PostgreSQL: rows of one shape into `table` (any table, such as a partition being built) by COPY,
+ * COPY_ROWS at a time, in the transaction's own connection. Rows must be plain (text, numbers, nulls).
+ */
+export async function copyInto(
+  trx: Transaction<Tables>,
+  table: string,
+  rows: Record<string, unknown>[],
+  columns = sameColumns(rows),
+): Promise<void> {
+  if (rows.length === 0) return;
+  if (!columns) throw new Error(`rows for ${table} differ in their columns`);
+  for (let i = 0; i < rows.length; i += COPY_ROWS)
+    await copyRows(trx, table, columns, rows.slice(i, i + COPY_ROWS));
 }
 
 /** Rows into `table` by COPY, in the transaction's own connection (see copyingClient). */

@@ -623,6 +623,39 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       }
     },
   },
+  '0022_market_partitions': {
+    async up(db: AnyDb) {
+      // PostgreSQL: token_market is partitioned by chain, so that a refresh recomputing most of a
+      // chain's rows builds the chain's partition anew and swaps it in (store/marketPartitions.ts)
+      // rather than update every row in nine indexes. One partition per chain supported when this ran.
+      if (kind !== 'postgres') return;
+      await sql`alter table token_market rename to token_market_unpartitioned`.execute(db);
+      await sql`create table token_market (like token_market_unpartitioned including defaults)
+        partition by list (chain_id)`.execute(db);
+      for (const chain of [8453, 4663, 143, 5042])
+        await sql`create table ${sql.table(`token_market_${chain}`)} partition of token_market
+          for values in (${sql.lit(chain)})`.execute(db);
+      await sql`insert into token_market select * from token_market_unpartitioned`.execute(db);
+      // (Its indexes go with it: the names are the parent's again.)
+      await sql`drop table token_market_unpartitioned`.execute(db);
+      await sql`alter table token_market add constraint token_market_pk primary key (chain_id, address)`.execute(
+        db,
+      );
+      for (const column of ['market_cap', 'liquidity', 'volume_24h']) {
+        await sql`create index ${sql.id(`token_market_chain_${column}_quote`)} on token_market
+          (chain_id, usd_source, ${sql.ref(`${column}_quote`)}, address)`.execute(db);
+        await sql`create index ${sql.id(`token_market_chain_market_${column}_quote`)} on token_market
+          (chain_id, market, usd_source, ${sql.ref(`${column}_quote`)}, address)`.execute(db);
+      }
+      await sql`create index token_market_chain_trending_score on token_market
+        (chain_id, trending_score, address)`.execute(db);
+      await sql`create index token_market_chain_market_trending_score on token_market
+        (chain_id, market, trending_score, address)`.execute(db);
+      await sql`create index token_market_source_unknown on token_market (chain_id, address)
+        where usd_source is null`.execute(db);
+      await sql`analyze token_market`.execute(db);
+    },
+  },
 });
 
 /**
