@@ -22,7 +22,7 @@ export async function countMarketRows(database: Database, chainId: number): Prom
  * Builds chain `chainId`'s token_market partition from the rows `fill` puts (the recomputed ones) and
  * the chain's other rows as they are, with the partitioned table's indexes, then swaps it for the old
  * one. Reads see the old rows until the swap commits, then the new ones; the swap holds the table's
- * lock for a catalog change only. Rows `fill` puts are those of tokens the refresh recomputed.
+ * lock for a catalog change only.
  */
 export async function rebuildMarketPartition(
   database: Database,
@@ -37,7 +37,9 @@ export async function rebuildMarketPartition(
   await sql`drop table if exists ${sql.table(next)}`.execute(db);
   await sql`create table ${sql.table(next)} (like token_market including defaults)`.execute(db);
   try {
-    await fill((rows) => db.transaction().execute((trx) => copyInto(trx, next, rows as never)));
+    await fill((rows) =>
+      db.transaction().execute((trx) => copyInto(trx, next, rows as unknown as Record<string, unknown>[])),
+    );
     await sql`insert into ${sql.table(next)} select * from ${sql.table(current)} p
       where not exists (select 1 from ${sql.table(next)} n where n.address = p.address)`.execute(db);
     // The partitioned table's indexes, built on the new rows: the swap attaches them to the parent's.
@@ -47,19 +49,19 @@ export async function rebuildMarketPartition(
       where i.indrelid = 'token_market'::regclass order by i.indexrelid`.execute(db);
     for (const [n, index] of indexes.entries()) {
       const name = `${next}_${suffix}_${n}`;
+      await sql
+        .raw(
+          index.def.replace(
+            /^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+/,
+            `CREATE $1INDEX ${name} ON ${next}`,
+          ),
+        )
+        .execute(db);
+      // (The primary key's index becomes the new table's primary key, as the parent's requires.)
       if (index.constraint)
-        await sql`alter table ${sql.table(next)} add constraint ${sql.id(name)} primary key (chain_id, address)`.execute(
+        await sql`alter table ${sql.table(next)} add constraint ${sql.id(name)} primary key using index ${sql.id(name)}`.execute(
           db,
         );
-      else
-        await sql
-          .raw(
-            index.def.replace(
-              /^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+/,
-              `CREATE $1INDEX ${name} ON ${next}`,
-            ),
-          )
-          .execute(db);
     }
     // (So that attaching it need not scan it for its partition constraint.)
     await sql`alter table ${sql.table(next)} add constraint ${sql.id(`${next}_${suffix}_chain`)}
