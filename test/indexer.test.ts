@@ -7,7 +7,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Abi, type Address, type Hex, hexToString, keccak256, stringToHex, zeroAddress } from 'viem';
+import {
+  type Abi,
+  type Address,
+  getAddress,
+  type Hex,
+  hexToString,
+  keccak256,
+  parseAbi,
+  stringToHex,
+  zeroAddress,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   UsdPriceFeedAbi,
@@ -954,10 +964,15 @@ async function nodeProxy(rewrite: (asked: unknown, answer: string) => string) {
  * An index of its own (SQLite in a temp dir) following the node at `url`, once it has indexed the head
  * of the devnet as it is now; `stop` ends it and removes its files.
  */
-async function ownIndex(url: string, onError?: (err: unknown) => void) {
+async function ownIndex(
+  url: string,
+  onError?: (err: unknown) => void,
+  before?: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>,
+) {
   await indexed();
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-own-index-'));
   const database = await openDatabase(loadSettings({ LAUNCHPAD_DATA_DIR: dir }));
+  await before?.(database);
   const indexer = startIndexer({
     database,
     chains: new ChainClients({ 8453: [url] }, 5000),
@@ -1014,6 +1029,55 @@ describe('a node whose logs carry no blockTimestamp', () => {
     } finally {
       await own.stop();
       proxy.close();
+    }
+  });
+});
+
+const TRANSFER = parseAbi(['function transfer(address to, uint256 amount) returns (bool)']);
+
+describe('a chain with more launch tokens than a request can name', () => {
+  it('asks for token events by topic and keeps those of its launch tokens: the same holders', async () => {
+    const holders = (database: Awaited<ReturnType<typeof openDatabase>>) =>
+      database.db
+        .selectFrom('token_holders')
+        .select(['token', 'holder', 'balance'])
+        .where('chain_id', '=', 8453)
+        .orderBy('token')
+        .orderBy('holder')
+        .execute();
+    // Its own launch with two buys, and a transfer of a quote token (the same Transfer topic, not a
+    // launch token's).
+    const { key } = await base.launch(base.account(1));
+    await base.advance(21);
+    for (const i of [2, 3]) await base.swap(base.account(i), key, zeroAddress, 10n ** 15n);
+    await base.call(base.account(2), base.quote('USDC'), TRANSFER, 'transfer', [base.account(4), 1000n]);
+    // 2,001 tokens of another launchpad's making (their addresses emit nothing) are indexed already.
+    const own = await ownIndex(base.chain.rpc_url, undefined, async (database) => {
+      const real = await env.gw.database.db
+        .selectFrom('tokens')
+        .selectAll()
+        .where('chain_id', '=', 8453)
+        .executeTakeFirstOrThrow();
+      const rows = Array.from({ length: 2001 }, (_, i) => ({
+        ...real,
+        address: getAddress(`0xfeed${(i + 1).toString(16).padStart(36, '0')}`),
+        pool_id: keccak256(stringToHex(`placeholder ${i}`)),
+        block_number: 1,
+      }));
+      for (let i = 0; i < rows.length; i += 500)
+        await database.db
+          .insertInto('tokens')
+          .values(rows.slice(i, i + 500))
+          .execute();
+    });
+    try {
+      const theirs = await holders(env.gw.database);
+      expect(theirs.length).toBeGreaterThan(3);
+      // (Transfers of the quote tokens and of anything else come with the topic, and are left out.)
+      expect(await holders(own.database)).toEqual(theirs);
+      expect(await own.trades(own.database)).toEqual(await own.trades(env.gw.database));
+    } finally {
+      await own.stop();
     }
   });
 });

@@ -327,6 +327,8 @@ interface RangeRead {
   rest?: Log[];
   toBlock?: { hash: Hex } | null;
   swaps?: ReturnType<ChainIndexer['swaps']>;
+  /** The range's token events from every contract, when the chain has too many tokens to name them. */
+  tokenEvents?: Promise<Log[]>;
 }
 
 export class ChainIndexer {
@@ -342,6 +344,12 @@ export class ChainIndexer {
   moved = false;
   /** The next range, read while the last one was written. */
   private ahead?: { from: number; to: number; read: Promise<RangeRead> };
+  /**
+   * Whether the chain has more launch tokens than ADDRESS_LIST: their events are then asked for by topic
+   * alone, with the range's other logs (so read ahead with them). Once true it stays so (a reorg removes
+   * a few tokens at most, and asking by topic is right for any number).
+   */
+  private manyTokens = false;
 
   constructor(
     readonly chainId: ChainId,
@@ -399,7 +407,7 @@ export class ChainIndexer {
     const to = ahead?.to ?? Math.min(this.seenHead, through + this.span);
     this.tried = Math.max(1, to - through);
     const previousHead = this.seenHead;
-    const { head, rest, toBlock, swaps } = await (ahead?.read ?? this.readRange(through, to));
+    const { head, rest, toBlock, swaps, tokenEvents } = await (ahead?.read ?? this.readRange(through, to));
     this.seenHead = head;
     // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
     // answers for the range are not used, and the next tick asks again up to the head it reports.
@@ -418,18 +426,20 @@ export class ChainIndexer {
       this.ahead.read.catch(() => {}); // awaited by the next tick, or dropped
     }
     // Transfers of launch tokens: those known before this range and those launched in it.
-    const known = await this.database.db
-      .selectFrom('tokens')
-      .select('address')
-      .where('chain_id', '=', this.chainId)
-      .limit(ADDRESS_LIST + 1)
-      .execute();
+    const known = this.manyTokens
+      ? []
+      : await this.database.db
+          .selectFrom('tokens')
+          .select('address')
+          .where('chain_id', '=', this.chainId)
+          .limit(ADDRESS_LIST + 1)
+          .execute();
+    if (known.length > ADDRESS_LIST) this.manyTokens = true;
     const launchedNow = launchLogsOf(logs).map(launchedToken);
-    // Fetched while `apply` reads what the range's own logs need.
-    const tokenLogs =
-      known.length > ADDRESS_LIST
-        ? this.launchTokenLogs(through + 1, to, launchedNow)
-        : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
+    // Fetched while `apply` reads what the range's own logs need (by topic: read with the range).
+    const tokenLogs = this.manyTokens
+      ? this.launchTokenLogs(tokenEvents ?? this.tokenEvents(through + 1, to), launchedNow)
+      : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
     await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
     this.span = span;
@@ -460,6 +470,8 @@ export class ChainIndexer {
     // The range's swaps come alone and first: their transactions (the traders) are its
     // largest read, and they are asked for while the rest of its logs come.
     const swaps = range ? this.swaps(range, [...poolManagers]) : undefined;
+    const tokenEvents = range && this.manyTokens ? this.tokenEvents(through + 1, to) : undefined;
+    tokenEvents?.catch(() => {}); // awaited in apply, or dropped with the range
     const requests: RpcRequest[] = [
       { method: 'eth_blockNumber', params: [] },
       ...(range
@@ -483,7 +495,7 @@ export class ChainIndexer {
     const head = Number(BigInt(headHex));
     if (!swaps || head < to) return { head, swaps };
     const [rest, toBlock] = resultsOf(requests.slice(1), answers.slice(1)) as [Log[], { hash: Hex } | null];
-    return { head, rest, toBlock, swaps };
+    return { head, rest, toBlock, swaps, tokenEvents };
   }
 
   /**
@@ -523,17 +535,23 @@ export class ChainIndexer {
     return { head, logs, senders };
   }
 
-  /**
-   * Transfers and metadata updates of the range from every contract, kept for the launch tokens among
-   * their emitters (those indexed before and `launchedNow`): one request, however many tokens there are.
-   */
-  private async launchTokenLogs(from: number, to: number, launchedNow: string[]): Promise<Log[]> {
+  /** Transfers and metadata updates of blocks from..to from every contract: one request. */
+  private async tokenEvents(from: number, to: number): Promise<Log[]> {
     const [all] = await this.endpoint.batchResults<Log[]>([
       {
         method: 'eth_getLogs',
         params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), topics: [TOKEN_TOPICS] }],
       },
     ]);
+    return all ?? [];
+  }
+
+  /**
+   * The token events (`tokenEvents`) of the launch tokens among their emitters: those indexed before
+   * and `launchedNow`.
+   */
+  private async launchTokenLogs(events: Promise<Log[]>, launchedNow: string[]): Promise<Log[]> {
+    const all = await events;
     const emitters = [...new Set((all ?? []).map((l) => checksum(l.address)))];
     const ours = new Set(launchedNow);
     for (let i = 0; i < emitters.length; i += 500) {
@@ -545,7 +563,7 @@ export class ChainIndexer {
         .execute();
       for (const r of rows) ours.add(r.address);
     }
-    return (all ?? []).filter((l) => ours.has(checksum(l.address)));
+    return all.filter((l) => ours.has(checksum(l.address)));
   }
 
   /** Transfers and metadata updates of the launch tokens in the range, 500 tokens per request. */
