@@ -16,31 +16,39 @@ const endpoint = new RpcEndpoint(process.env[`RPC_URL_${CHAIN}`] as string, 30_0
 const first = Math.min(...(deployments.get(CHAIN)?.suites ?? []).map((s) => s.first_block));
 const head = Number(process.env.INGEST_HEAD);
 
-/** Deletes what the indexer wrote for the devnet chain, so that the next pass ingests it again. */
+const TABLES = [
+  'tokens',
+  'trades',
+  'fee_credits',
+  'fee_events',
+  'token_holders',
+  'token_updates',
+  'announcements',
+  'token_words',
+  'index_events',
+  'skipped_logs',
+];
+
+/**
+ * Deletes what the indexer wrote for the devnet chain, so that the next pass ingests it again, and
+ * vacuums what it deleted: a pass writes into an index as a live one is, not one whose last 200k swaps'
+ * rows lie dead in the very key ranges it writes (the journal's last seq, read each range, walked them).
+ */
 async function reset() {
   await database.db.transaction().execute(async (trx) => {
     const below = sql`chain_id = ${CHAIN} and block_number < ${FIRST_BLOCK}`;
     await sql`delete from token_market where chain_id = ${CHAIN} and address in
       (select address from tokens where ${below})`.execute(trx);
-    for (const table of [
-      'tokens',
-      'trades',
-      'fee_credits',
-      'fee_events',
-      'token_holders',
-      'token_updates',
-      'announcements',
-      'token_words',
-      'index_events',
-      'skipped_logs',
-    ])
-      await sql`delete from ${sql.table(table)} where ${below}`.execute(trx);
+    for (const table of TABLES) await sql`delete from ${sql.table(table)} where ${below}`.execute(trx);
     await sql`delete from index_blocks where chain_id = ${CHAIN} and number < ${FIRST_BLOCK}`.execute(trx);
     await sql`insert into index_state (chain_id, indexed_through, high_water) values (${CHAIN}, ${first - 1}, ${first - 1})
       on conflict (chain_id) do update set indexed_through = excluded.indexed_through, high_water = excluded.high_water`.execute(
       trx,
     );
   });
+  await sql`vacuum ${sql.join([...TABLES, 'token_market', 'index_blocks'].map((t) => sql.table(t)))}`.execute(
+    database.db,
+  );
 }
 
 let stopping = false;

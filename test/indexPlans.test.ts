@@ -4,6 +4,7 @@
 // rows than its page. Search answers what a whole scan of the names answers, page after page.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { refreshFields } from '../src/indexer/indexer.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
@@ -156,6 +157,54 @@ describe('shared pages', () => {
     await new Promise((r) => setTimeout(r, 300));
     await ask(url);
     expect(reads()).toBe(5);
+  });
+});
+
+describe('a metadata update at scale', () => {
+  it("replaces the token's fields and words without reading a big table whole", async () => {
+    const db = database.db;
+    const token = await db
+      .selectFrom('tokens')
+      .select('address')
+      .where('chain_id', '=', 4663)
+      .orderBy('address')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    // (A launch records its name and symbol as its first updates.)
+    await db
+      .insertInto('token_updates')
+      .values(
+        [
+          ['name', 'Renamed Zebra'],
+          ['symbol', 'ZBR'],
+        ].map(([field, value], i) => ({
+          chain_id: 4663,
+          token: token.address,
+          field: field as string,
+          value: value as string,
+          raw_hex: null,
+          block_number: 2_000_000,
+          log_index: i,
+          tx_hash: `0x${'ab'.repeat(32)}`,
+        })),
+      )
+      .execute();
+    captured.length = 0;
+    await db.transaction().execute((trx) => refreshFields(trx, 4663, [token.address]));
+    const statements = captured.filter((q) => !/^(begin|commit)/i.test(q.text));
+    expect(statements.some((q) => /delete from "token_words"/.test(q.text))).toBe(true);
+    for (const q of statements) {
+      const plan = await explain(database, q.text, q.parameters);
+      expect(planProblems(plan, 100), `${q.text}\n${planText(plan)}`).toEqual([]);
+    }
+    const words = await db
+      .selectFrom('token_words')
+      .select('word')
+      .where('chain_id', '=', 4663)
+      .where('address', '=', token.address)
+      .orderBy('word')
+      .execute();
+    expect(words.map((w) => w.word)).toEqual(searchWords('Renamed Zebra', 'ZBR').sort());
   });
 });
 

@@ -331,6 +331,93 @@ interface RangeRead {
   tokenEvents?: Promise<Log[]>;
 }
 
+/** The search words of a token's name and symbol (kept at its launch block, for reorgs). */
+async function writeWords(
+  trx: Transaction<Tables>,
+  chainId: ChainId,
+  token: string,
+  name: string,
+  symbol: string,
+  launch: { block: number | string | bigint; time: number | string | bigint },
+): Promise<void> {
+  const words = searchWords(name, symbol);
+  if (words.length === 0) return;
+  await trx
+    .insertInto('token_words')
+    .values(
+      words.map((word) => ({
+        chain_id: chainId,
+        word,
+        address: token,
+        block_number: Number(BigInt(launch.block)),
+        created_at: Number(launch.time),
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** Sets tokens' changeable fields (and their search words) to their latest surviving updates. */
+export async function refreshFields(
+  trx: Transaction<Tables>,
+  chainId: ChainId,
+  tokens: string[],
+): Promise<void> {
+  for (const token of tokens) {
+    const rows = await trx
+      .selectFrom('token_updates')
+      .select(['field', 'value', 'raw_hex'])
+      .where('chain_id', '=', chainId)
+      .where('token', '=', token)
+      .where('field', 'in', [...FIELDS])
+      .orderBy('block_number')
+      .orderBy('log_index')
+      .execute();
+    const raw = Object.fromEntries(rows.map((r) => [r.field, r.raw_hex ?? null])) as Record<
+      string,
+      Hex | null
+    >;
+    const latest = Object.fromEntries(rows.map((r) => [r.field, r.value])) as Record<
+      (typeof FIELDS)[number],
+      string | undefined
+    >;
+    const launch = await trx
+      .selectFrom('tokens')
+      .select(['block_number', 'created_at'])
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .executeTakeFirst();
+    if (!launch || latest.name === undefined) continue; // not a token of ours, or its launch is orphaned
+    await trx
+      .updateTable('tokens')
+      .set({
+        name: latest.name,
+        symbol: latest.symbol ?? '',
+        search_words: searchText(latest.name, latest.symbol ?? ''),
+        metadata_uri: latest.metadata_uri ?? '',
+        current_creator: latest.current_creator ?? '',
+        fee_recipient: latest.fee_recipient ?? '',
+        raw_hex: rawHexOf({
+          name: raw.name ?? null,
+          symbol: raw.symbol ?? null,
+          metadata_uri: raw.metadata_uri ?? null,
+        }),
+      })
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .execute();
+    await trx
+      .deleteFrom('token_words')
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .execute();
+    await writeWords(trx, chainId, token, latest.name, latest.symbol ?? '', {
+      block: launch.block_number,
+      time: launch.created_at,
+    });
+  }
+}
+
 export class ChainIndexer {
   private seenHead = -1;
   /**
@@ -667,8 +754,9 @@ export class ChainIndexer {
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
       await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
       await undoBalancesAbove(trx, chain, fork);
-      await this.refreshFields(
+      await refreshFields(
         trx,
+        chain,
         changed.map((c) => c.token),
       );
       // The stream's removals: every journal event above the fork (the high water stays where it was).
@@ -688,88 +776,6 @@ export class ChainIndexer {
     });
     announceCommitted(this.database, this.chainId);
     return fork;
-  }
-
-  /** The search words of a token's name and symbol (kept at its launch block, for reorgs). */
-  private async writeWords(
-    trx: Transaction<Tables>,
-    token: string,
-    name: string,
-    symbol: string,
-    launch: { block: number | string | bigint; time: number | string | bigint },
-  ): Promise<void> {
-    const words = searchWords(name, symbol);
-    if (words.length === 0) return;
-    await trx
-      .insertInto('token_words')
-      .values(
-        words.map((word) => ({
-          chain_id: this.chainId,
-          word,
-          address: token,
-          block_number: Number(BigInt(launch.block)),
-          created_at: Number(launch.time),
-        })),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-
-  /** Sets tokens' changeable fields (and their search words) to their latest surviving updates. */
-  private async refreshFields(trx: Transaction<Tables>, tokens: string[]): Promise<void> {
-    for (const token of tokens) {
-      const rows = await trx
-        .selectFrom('token_updates')
-        .select(['field', 'value', 'raw_hex'])
-        .where('chain_id', '=', this.chainId)
-        .where('token', '=', token)
-        .where('field', 'in', [...FIELDS])
-        .orderBy('block_number')
-        .orderBy('log_index')
-        .execute();
-      const raw = Object.fromEntries(rows.map((r) => [r.field, r.raw_hex ?? null])) as Record<
-        string,
-        Hex | null
-      >;
-      const latest = Object.fromEntries(rows.map((r) => [r.field, r.value])) as Record<
-        (typeof FIELDS)[number],
-        string | undefined
-      >;
-      const launch = await trx
-        .selectFrom('tokens')
-        .select(['block_number', 'created_at'])
-        .where('chain_id', '=', this.chainId)
-        .where('address', '=', token)
-        .executeTakeFirst();
-      if (!launch || latest.name === undefined) continue; // not a token of ours, or its launch is orphaned
-      await trx
-        .updateTable('tokens')
-        .set({
-          name: latest.name,
-          symbol: latest.symbol ?? '',
-          search_words: searchText(latest.name, latest.symbol ?? ''),
-          metadata_uri: latest.metadata_uri ?? '',
-          current_creator: latest.current_creator ?? '',
-          fee_recipient: latest.fee_recipient ?? '',
-          raw_hex: rawHexOf({
-            name: raw.name ?? null,
-            symbol: raw.symbol ?? null,
-            metadata_uri: raw.metadata_uri ?? null,
-          }),
-        })
-        .where('chain_id', '=', this.chainId)
-        .where('address', '=', token)
-        .execute();
-      await trx
-        .deleteFrom('token_words')
-        .where('chain_id', '=', this.chainId)
-        .where('address', '=', token)
-        .execute();
-      await this.writeWords(trx, token, latest.name, latest.symbol ?? '', {
-        block: launch.block_number,
-        time: launch.created_at,
-      });
-    }
   }
 
   /** The pools of `swaps` that are launch pools: of tokens indexed before, or launched in `launches`. */
@@ -1045,7 +1051,7 @@ export class ChainIndexer {
             { ...launched, field: 'fee_recipient', value: feeRecipient, raw_hex: null },
           ])
           .execute();
-        await this.writeWords(trx, a.token, name.text, symbol.text, {
+        await writeWords(trx, this.chainId, a.token, name.text, symbol.text, {
           block: log.blockNumber,
           time: timeOf(log),
         });
@@ -1088,7 +1094,7 @@ export class ChainIndexer {
       await applyTransfers(this.database, trx, this.chainId, transfers, read, to);
       await insertMany(this.database, trx, 'token_updates', updates);
       await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());
-      await this.refreshFields(trx, [...new Set(updates.map((u) => u.token))]);
+      await refreshFields(trx, this.chainId, [...new Set(updates.map((u) => u.token))]);
       const hashes = new Map<number, string>([
         [to, toHash],
         ...[...blockInfo].map(([b, info]) => [Number(BigInt(b)), info.hash] as [number, string]),

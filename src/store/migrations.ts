@@ -656,6 +656,17 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await sql`analyze token_market`.execute(db);
     },
   },
+  '0023_token_words_token': {
+    async up(db: AnyDb) {
+      // A token's words by the token: a metadata update replaces them (indexer.ts: refreshFields), which
+      // at 1M tokens read all 4M words for each token updated (a launch among them), in the range's write.
+      await db.schema
+        .createIndex('token_words_token')
+        .on('token_words')
+        .columns(['chain_id', 'address'])
+        .execute();
+    },
+  },
 });
 
 /**
