@@ -940,7 +940,7 @@ describe('several indexers on one PostgreSQL database', () => {
  * A proxy in front of the devnet node: each answer's text passes through `rewrite`, with the request
  * (a JSON-RPC batch or call) it answers.
  */
-async function nodeProxy(rewrite: (asked: unknown, answer: string) => string) {
+async function nodeProxy(rewrite: (asked: unknown, answer: string) => string | Promise<string>) {
   const upstream = base.chain.rpc_url;
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -949,9 +949,10 @@ async function nodeProxy(rewrite: (asked: unknown, answer: string) => string) {
       const body = Buffer.concat(chunks);
       fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then((r) => r.text())
-        .then((text) => {
+        .then(async (text) => {
+          const answer = await rewrite(JSON.parse(body.toString()), text);
           res.setHeader('content-type', 'application/json');
-          res.end(rewrite(JSON.parse(body.toString()), text));
+          res.end(answer);
         })
         .catch(() => res.writeHead(502).end());
     });
@@ -968,6 +969,7 @@ async function ownIndex(
   url: string,
   onError?: (err: unknown) => void,
   before?: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>,
+  timeoutMs = 5000,
 ) {
   await indexed();
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-own-index-'));
@@ -975,7 +977,7 @@ async function ownIndex(
   await before?.(database);
   const indexer = startIndexer({
     database,
-    chains: new ChainClients({ 8453: [url] }, 5000),
+    chains: new ChainClients({ 8453: [url] }, timeoutMs),
     deployments: Deployments.load(env.gw.settings.manifestsDir),
     chainIds: [8453],
     pollMs: 20,
@@ -983,7 +985,7 @@ async function ownIndex(
     onError,
   });
   const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
-  for (let i = 0; i < 1000; i++) {
+  for (const end = Date.now() + 60_000; Date.now() < end;) {
     const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
     if (row && Number(row.indexed_through) >= head) break;
     await new Promise((r) => setTimeout(r, 20));
@@ -1183,4 +1185,56 @@ describe('a node that caps the logs of an answer', () => {
       proxy.close();
     }
   });
+});
+
+describe('a node too slow for a wide range', () => {
+  it(
+    'indexes busy blocks in shorter ranges when a range times out: every trade, none twice',
+    { timeout: 90_000 },
+    async () => {
+      // The proxy holds an eth_getLogs answer of more than CAP logs past the indexer's time-out, as a
+      // node under load does with a busy range it cannot gather in time: asked for the same range again,
+      // it would time out again forever. The indexer halves the range on a time-out until answers come.
+      const CAP = 400;
+      const TIMEOUT_MS = 1000;
+      let held = 0;
+      const proxy = await nodeProxy(async (asked, text) => {
+        const batch = (Array.isArray(asked) ? asked : []) as { method: string }[];
+        const answers = JSON.parse(text) as { id: number; result?: unknown }[];
+        const busy =
+          Array.isArray(answers) &&
+          answers.some(
+            (a) => batch[a.id]?.method === 'eth_getLogs' && Array.isArray(a.result) && a.result.length > CAP,
+          );
+        if (busy) {
+          held++;
+          await new Promise((r) => setTimeout(r, TIMEOUT_MS + 500));
+        }
+        return text;
+      });
+      const { token } = await base.launchWithSwaps(90, 30);
+      const errors: string[] = [];
+      const own = await ownIndex(
+        proxy.url,
+        (err) => errors.push(String((err as Error).message)),
+        undefined,
+        TIMEOUT_MS,
+      );
+      try {
+        expect(held).toBeGreaterThan(0);
+        expect(errors).toContain('no answer in time');
+        const theirs = await own.trades(env.gw.database);
+        expect(await own.trades(own.database)).toEqual(theirs);
+        const mine = await own.database.db
+          .selectFrom('trades')
+          .select(['trader', 'tx_hash'])
+          .where('token', '=', token)
+          .execute();
+        expect(mine).toHaveLength(90);
+      } finally {
+        await own.stop();
+        proxy.close();
+      }
+    },
+  );
 });

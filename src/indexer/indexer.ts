@@ -19,7 +19,13 @@ import {
 } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
-import { AnswerTooLarge, type RpcEndpoint, type RpcRequest, resultsOf } from '../chain/rpc.ts';
+import {
+  AnswerTooLarge,
+  type RpcEndpoint,
+  type RpcRequest,
+  resultsOf,
+  UpstreamFailure,
+} from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
@@ -472,10 +478,15 @@ export class ChainIndexer {
     try {
       return await this.step();
     } catch (err) {
-      // A node refusing a range's logs (too many, too wide) is asked for half of it next time; an
-      // answer too large to read (a burst after a long quiet stretch grew the range), for an eighth.
+      // A node refusing a range's logs (too many, too wide), or not answering in time (a busy range it
+      // cannot gather before the time-out: asked again as it was, it never would), is asked for half of
+      // it next time; an answer too large to read (a burst after a long quiet stretch grew the range),
+      // for an eighth.
       if (err instanceof AnswerTooLarge) this.span = Math.max(1, Math.floor(this.tried / 8));
-      else if (String(err).includes('eth_getLogs failed'))
+      else if (
+        String(err).includes('eth_getLogs failed') ||
+        (err instanceof UpstreamFailure && err.kind === 'timeout')
+      )
         this.span = Math.max(1, Math.floor(this.tried / 2));
       throw err;
     }
