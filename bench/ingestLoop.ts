@@ -10,9 +10,11 @@ import { openDatabase } from '../src/store/db.ts';
 import { FIRST_BLOCK } from '../test/support/generatedIndex.ts';
 
 const CHAIN = 8453;
-const database = await openDatabase(loadSettings(process.env));
+const settings = loadSettings(process.env);
+const database = await openDatabase(settings);
 const deployments = Deployments.load(process.env.MANIFESTS_DIR as string);
-const endpoint = new RpcEndpoint(process.env[`RPC_URL_${CHAIN}`] as string, 30_000);
+// (The indexer's own time-out: RPC_TIMEOUT_MS, 5 s by default.)
+const endpoint = new RpcEndpoint(process.env[`RPC_URL_${CHAIN}`] as string, settings.rpcTimeoutMs);
 const first = Math.min(...(deployments.get(CHAIN)?.suites ?? []).map((s) => s.first_block));
 const head = Number(process.env.INGEST_HEAD);
 

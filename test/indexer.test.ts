@@ -1194,7 +1194,7 @@ describe('a node too slow for a wide range', () => {
     async () => {
       // The proxy holds an eth_getLogs answer of more than CAP logs past the indexer's time-out, as a
       // node under load does with a busy range it cannot gather in time: asked for the same range again,
-      // it would time out again forever. The indexer halves the range on a time-out until answers come.
+      // it would time out again forever. The indexer shortens the range on a time-out until answers come.
       const CAP = 400;
       const TIMEOUT_MS = 1000;
       let held = 0;

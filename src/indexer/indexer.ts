@@ -478,15 +478,13 @@ export class ChainIndexer {
     try {
       return await this.step();
     } catch (err) {
-      // A node refusing a range's logs (too many, too wide), or not answering in time (a busy range it
-      // cannot gather before the time-out: asked again as it was, it never would), is asked for half of
-      // it next time; an answer too large to read (a burst after a long quiet stretch grew the range),
+      // A node refusing a range's logs (too many, too wide) is asked for half of it next time. An answer
+      // too large to read (a burst after a long quiet stretch grew the range), or not gathered in time
+      // (the same burst at a node without a cap on logs: asked for again as it was, it never would be),
       // for an eighth.
-      if (err instanceof AnswerTooLarge) this.span = Math.max(1, Math.floor(this.tried / 8));
-      else if (
-        String(err).includes('eth_getLogs failed') ||
-        (err instanceof UpstreamFailure && err.kind === 'timeout')
-      )
+      const timedOut = err instanceof UpstreamFailure && err.kind === 'timeout';
+      if (err instanceof AnswerTooLarge || timedOut) this.span = Math.max(1, Math.floor(this.tried / 8));
+      else if (String(err).includes('eth_getLogs failed'))
         this.span = Math.max(1, Math.floor(this.tried / 2));
       throw err;
     }
