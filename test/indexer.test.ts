@@ -1143,6 +1143,22 @@ describe('reads of one range that disagree', () => {
   });
 });
 
+/**
+ * The same trades, traders, times and block hashes in an own index as in the gateway's (which reads the
+ * node directly), and 90 of them of `token`: those are returned.
+ */
+async function expectSameTrades(own: Awaited<ReturnType<typeof ownIndex>>, token: string) {
+  const theirs = await own.trades(env.gw.database);
+  expect(await own.trades(own.database)).toEqual(theirs);
+  const mine = await own.database.db
+    .selectFrom('trades')
+    .select(['trader', 'tx_hash'])
+    .where('token', '=', token)
+    .execute();
+  expect(mine).toHaveLength(90);
+  return mine;
+}
+
 describe('a node that caps the logs of an answer', () => {
   it('indexes busy blocks in shorter ranges: every trade of many-swap transactions, with its trader', async () => {
     // The proxy refuses an eth_getLogs answer of more than CAP logs, as providers do (at 10,000, here
@@ -1168,16 +1184,8 @@ describe('a node that caps the logs of an answer', () => {
     try {
       expect(refused).toBeGreaterThan(0);
       expect(errors.some((e) => e.includes(`more than ${CAP} results`))).toBe(true);
-      // The same trades, traders, times and block hashes as the gateway's own index (which reads the
-      // node directly), and the 90 swaps among them, by the three traders that sent them.
-      const theirs = await own.trades(env.gw.database);
-      expect(await own.trades(own.database)).toEqual(theirs);
-      const mine = await own.database.db
-        .selectFrom('trades')
-        .select(['trader', 'tx_hash'])
-        .where('token', '=', token)
-        .execute();
-      expect(mine).toHaveLength(90);
+      // The 90 swaps among the gateway's trades, by the three traders that sent them.
+      const mine = await expectSameTrades(own, token);
       expect(new Set(mine.map((t) => t.tx_hash)).size).toBe(3);
       expect(new Set(mine.map((t) => t.trader))).toEqual(new Set([2, 3, 4].map((i) => base.account(i))));
     } finally {
@@ -1223,14 +1231,7 @@ describe('a node too slow for a wide range', () => {
       try {
         expect(held).toBeGreaterThan(0);
         expect(errors).toContain('no answer in time');
-        const theirs = await own.trades(env.gw.database);
-        expect(await own.trades(own.database)).toEqual(theirs);
-        const mine = await own.database.db
-          .selectFrom('trades')
-          .select(['trader', 'tx_hash'])
-          .where('token', '=', token)
-          .execute();
-        expect(mine).toHaveLength(90);
+        await expectSameTrades(own, token);
       } finally {
         await own.stop();
         proxy.close();

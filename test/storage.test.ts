@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { ApiKeyStore, KeyOptionError } from '../src/store/apiKeys.ts';
-import { insertMany, openDatabase, type Tables } from '../src/store/db.ts';
+import { amountSum, insertMany, openDatabase, type Tables } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { call, expectProblem, freshPostgres, startGateway, tempDir } from './support/gateway.ts';
 
@@ -67,6 +67,26 @@ describe.each(backends)('$name', ({ name, env }) => {
     await expect(store.create({ plan: 'developer', scopes: [], origins: ['ftp://x'] })).rejects.toThrow(
       /http/,
     );
+    await database.close();
+  });
+
+  it('sums raw amounts exactly: short ones, 18 and 19 digits, past 2^64, none', async () => {
+    const e = await env();
+    const database = await openDatabase({ databaseUrl: e.DATABASE_URL, dataDir: tempDir() });
+    const amounts: Record<string, string[]> = {
+      a: ['1', '999999999999999999', '999999999999999999', '9223372036854775807', '9999999999999999999'],
+      b: ['340282366920938463463374607431768211455', '18446744073709551616', '7', '0'],
+      c: [],
+    };
+    const values = Object.entries(amounts).flatMap(([group, list]) =>
+      list.length ? list.map((v) => sql`(${group}, ${v})`) : [sql`(${group}, ${null})`],
+    );
+    const { rows } = await sql<{ g: string; total: string }>`
+      with x(g, v) as (values ${sql.join(values)})
+      select g, ${amountSum(database.kind, sql`v`)} as total
+      from x group by g order by g`.execute(database.db);
+    const exact = (list: string[]) => list.reduce((t, v) => t + BigInt(v), 0n).toString();
+    expect(rows).toEqual(Object.entries(amounts).map(([g, list]) => ({ g, total: exact(list) })));
     await database.close();
   });
 
