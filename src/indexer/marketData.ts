@@ -44,7 +44,7 @@ export function marketCap(priceScaled: bigint, supply: bigint): bigint {
 /** Half-life of a trade's weight in the trending score. */
 const TRENDING_HALF_LIFE_S = 6 * 3600;
 /** No single trader adds more than this much weight: many traders trend, one busy wallet does not. */
-const TRENDING_CAP_PER_TRADER = 3;
+export const TRENDING_CAP_PER_TRADER = 3;
 
 /**
  * A trade's weight in the trending score at chain time `now`, as SQL over a trades row: 2^(-age / 6 h).
@@ -55,7 +55,7 @@ export const trendingWeight = (now: number) =>
 
 /**
  * The trending score is the sum over the last 24 h of each trader's summed trendingWeight, each trader
- * capped at 3 (cappedWeight), rounded by roundScore. It counts trades and traders, not amounts, so
+ * capped at TRENDING_CAP_PER_TRADER, rounded by roundScore. It counts trades and traders, not amounts, so
  * tokens of every quote currency rank on one scale.
  */
 /** The stored precision of a trending score. */
@@ -126,12 +126,6 @@ export function marketView(row: TokenMarketTable, state: MarketStateTable | unde
     quote_usd_at: price?.at ?? null,
   };
 }
-
-/** The trending score's per-trader cap in SQL, over a column of one trader's summed trendingWeight. */
-export const cappedWeight = (kind: 'sqlite' | 'postgres', weight: string) =>
-  kind === 'postgres'
-    ? sql<number>`least(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`
-    : sql<number>`min(${sql.ref(weight)}, ${TRENDING_CAP_PER_TRADER})`;
 
 /** A token's market row as read (marketView), or undefined before its first refresh: its row and its chain's state, read side by side. */
 export async function marketOf(

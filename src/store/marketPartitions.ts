@@ -11,23 +11,17 @@ const partitionOf = (chainId: number) => `token_market_${chainId}`;
 /** Times the swap tries to take the table's lock (a second each) before the refresh fails. */
 const SWAP_ATTEMPTS = 5;
 
-/** The chain's market rows (how many), to choose between updating rows and building the partition. */
-export async function countMarketRows(database: Database, chainId: number): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*) as n from token_market
-    where chain_id = ${chainId}`.execute(database.db);
-  return Number(rows[0]?.n ?? 0);
-}
-
 /**
- * Builds chain `chainId`'s token_market partition from the rows `fill` puts (the recomputed ones) and
- * the chain's other rows as they are, with the partitioned table's indexes, then swaps it for the old
- * one. Reads see the old rows until the swap commits, then the new ones; the swap holds the table's
- * lock for a catalog change only.
+ * Builds chain `chainId`'s token_market partition from the rows `fill` puts (the recomputed ones) and,
+ * unless `every` token was recomputed, the chain's other rows as they are, with the partitioned table's
+ * indexes, then swaps it for the old one. Reads see the old rows until the swap commits, then the new
+ * ones; the swap holds the table's lock for a catalog change only.
  */
 export async function rebuildMarketPartition(
   database: Database,
   chainId: number,
   fill: (put: (rows: TokenMarketTable[]) => Promise<void>) => Promise<void>,
+  every = false,
 ): Promise<void> {
   const db = database.db;
   const current = partitionOf(chainId);
@@ -40,8 +34,9 @@ export async function rebuildMarketPartition(
     await fill((rows) =>
       db.transaction().execute((trx) => copyInto(trx, next, rows as unknown as Record<string, unknown>[])),
     );
-    await sql`insert into ${sql.table(next)} select * from ${sql.table(current)} p
-      where not exists (select 1 from ${sql.table(next)} n where n.address = p.address)`.execute(db);
+    if (!every)
+      await sql`insert into ${sql.table(next)} select * from ${sql.table(current)} p
+        where not exists (select 1 from ${sql.table(next)} n where n.address = p.address)`.execute(db);
     // The partitioned table's indexes, built on the new rows: the swap attaches them to the parent's.
     const { rows: indexes } = await sql<{ def: string; constraint: string | null }>`
       select pg_get_indexdef(i.indexrelid) as def, c.conname as constraint from pg_index i
