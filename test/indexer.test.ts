@@ -96,7 +96,20 @@ async function expectRankedWalk(sort: string) {
   const url = `/v1/tokens?chain_id=8453&sort=${sort}`;
   let whole: Address[] = [];
   let steps: Address[] = [];
+  const refreshedAt = async () =>
+    (
+      await env.gw.database.db
+        .selectFrom('market_state')
+        .select('refreshed_at')
+        .where('chain_id', '=', 8453)
+        .executeTakeFirst()
+    )?.refreshed_at;
   for (let attempt = 0; attempt < 20; attempt++) {
+    // (Started right after a refresh, so that a loaded machine has the whole period between two
+    // refreshes for the walk: the test's indexer refreshes every 100 ms.)
+    const before = await refreshedAt();
+    for (let i = 0; i < 100 && (await refreshedAt()) === before; i++)
+      await new Promise((r) => setTimeout(r, 5));
     whole = addresses(await get(`${url}&limit=100`));
     steps = [];
     let cursor: string | null = null;
