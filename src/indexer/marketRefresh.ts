@@ -120,8 +120,10 @@ export async function refreshMarket(opts: {
   // trades is skipped and each token's window is looked up by its own index range instead (at 1M
   // tokens, the chains' reads of their windows took 17 s of a full refresh's 115 s run one by one).
   const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
-  const chainTokens = await countTokens(database, chainId);
-  const everyToken = recompute.length >= chainTokens;
+  // (Counted only when it decides something: most refreshes recompute no token in full.)
+  let counted: number | undefined;
+  const chainTokens = async () => (counted ??= await countTokens(database, chainId));
+  const everyToken = recompute.length > 0 && recompute.length >= (await chainTokens());
   const traded = everyToken
     ? new Map<string, number>()
     : await lastTrades(database, chainId, Math.min(sinceBlock, windowBlock), through);
@@ -219,7 +221,7 @@ export async function refreshMarket(opts: {
   if (
     database.kind === 'postgres' &&
     addresses.length >= PARTITION_BUILD_ROWS &&
-    addresses.length * 2 >= chainTokens
+    addresses.length * 2 >= (await chainTokens())
   )
     await rebuildMarketPartition(database, chainId, recomputed, everyToken);
   else await recomputed((rows) => upsertMarket(database, rows));
