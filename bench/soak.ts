@@ -39,6 +39,8 @@ const durationMs = minutes * 60_000;
 const repeats = minutes >= 4 ? 2 : 1;
 const holdMs = Math.min(10_000, Math.max(2000, (durationMs * 0.65) / (8 * repeats) / 2));
 const RECOVERY_MS = 5000;
+/** The least load after the last fault's recovery window: the rate held after the faults is read there. */
+const QUIET_AFTER_MS = 10_000;
 /** What a 5xx problem's detail must name: the dependency that failed. */
 const DEPENDENCY = /database|rate limiter|pinning|ipfs|chain|rpc|node/i;
 const CHAINS = [8453, 4663, 143, 5042];
@@ -331,7 +333,10 @@ try {
   } catch {
     // stays infinite: NOT met
   }
-  const remaining = t0 + durationMs - Date.now();
+  // The load runs its minutes and, when faults that held long pushed the last one late, on past them
+  // until a quiet stretch follows the last recovery (the rate held after the faults needs one).
+  const lastRecovery = Math.max(...faults.map((f) => f.recovered ?? f.ended ?? t0)) + RECOVERY_MS;
+  const remaining = Math.max(t0 + durationMs, lastRecovery + QUIET_AFTER_MS) - Date.now();
   if (remaining > 0) await sleep(remaining);
   state.stopped = true;
   const loadEnd = Date.now();
@@ -566,7 +571,6 @@ try {
   const quietMs = quietSpan(t0, loadEnd, inFault, RECOVERY_MS);
   // Before the first fault and after the last one's recovery: the load is the same closed loop.
   const firstStart = Math.min(...faults.map((f) => f.started ?? loadEnd));
-  const lastRecovered = Math.max(...faults.map((f) => f.recovered ?? f.ended ?? t0)) + RECOVERY_MS;
   for (const replica of [1, 2]) {
     const n = quiet.filter((e) => e.replica === replica).length;
     const rate = (from: number, to: number) =>
@@ -577,7 +581,7 @@ try {
           ((to - from) / 1000)
         : Number.NaN;
     const before = rate(t0, firstStart);
-    const after = rate(lastRecovered, loadEnd);
+    const after = rate(lastRecovery, loadEnd);
     row(
       `replica ${replica}: requests/s while no fault is on, held after the faults (≥ 50 % of before)`,
       `${(n / (quietMs / 1000)).toFixed(1)} overall; ${before.toFixed(1)} before the first fault, ${after.toFixed(1)} after the last`,
