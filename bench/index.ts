@@ -408,6 +408,8 @@ async function marketRefreshAtScale(
   // The devnet chain's own rows go; each chain is indexed through its last generated block again.
   await sql`delete from token_market where chain_id = 8453 and address in
     (select address from tokens where chain_id = 8453 and block_number < ${FIRST_BLOCK})`.execute(db);
+  await sql`delete from token_totals where chain_id = 8453 and address in
+    (select address from tokens where chain_id = 8453 and block_number < ${FIRST_BLOCK})`.execute(db);
   await sql`delete from tokens where chain_id = 8453 and block_number < ${FIRST_BLOCK}`.execute(db);
   await sql`delete from trades where chain_id = 8453 and block_number < ${FIRST_BLOCK}`.execute(db);
   await sql`update index_state s set indexed_through = m.b, high_water = m.b from

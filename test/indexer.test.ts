@@ -865,6 +865,35 @@ describe('indexed reads', () => {
     const quietTrades = (await get(`/v1/tokens/8453/${quiet}/trades?limit=100`)).json.data;
     expect(quietTrades).toHaveLength(2);
     expect((await refreshed(quiet)).liquidity.quote_raw).toBe(reserveOf(quietTrades).toString());
+    // The indexer's per-token totals are the surviving trades', trade by trade: reserve, last block and
+    // the price after the last trade.
+    const db = env.gw.database.db;
+    const trades = await db
+      .selectFrom('trades')
+      .selectAll()
+      .where('chain_id', '=', 8453)
+      .orderBy('block_number')
+      .orderBy('log_index')
+      .execute();
+    const expected = new Map<string, { reserve: bigint; last_block: number; sqrt: string | null }>();
+    for (const t of trades) {
+      const e = expected.get(t.token) ?? { reserve: 0n, last_block: 0, sqrt: null };
+      expected.set(t.token, {
+        reserve: e.reserve + reserveOf([t]),
+        last_block: Number(t.block_number),
+        sqrt: t.sqrt_price_x96,
+      });
+    }
+    const totals = await db.selectFrom('token_totals').selectAll().where('chain_id', '=', 8453).execute();
+    expect(
+      Object.fromEntries(
+        totals.map((r) => [
+          r.address,
+          { reserve: BigInt(r.reserve_quote_raw), last_block: Number(r.last_block), sqrt: r.sqrt_price_x96 },
+        ]),
+      ),
+    ).toEqual(Object.fromEntries(expected));
+    expect(expected.get(traded)?.reserve).toBe(reserve);
   });
 });
 

@@ -31,6 +31,7 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
+import { addTradeTotals, recountTradeTotals } from './tradeTotals.ts';
 import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchText, searchWords } from './words.ts';
@@ -717,9 +718,17 @@ export class ChainIndexer {
         .where('chain_id', '=', chain)
         .where('block_number', '>', fork)
         .execute();
-      // Market data: tokens launched above the fork go; rows whose reserves counted trades above it get
-      // them rebuilt from what survives at the next refresh (until then they keep their values). Other
-      // rows are extended from the fork (market_state's as_of_block below), not rebuilt.
+      // The tokens traded above the fork: their totals are counted again from the trades that survive.
+      const retraded = await trx
+        .selectFrom('trades')
+        .select('token')
+        .distinct()
+        .where('chain_id', '=', chain)
+        .where('block_number', '>', fork)
+        .execute();
+      // Market data: tokens launched above the fork go; rows of tokens traded above it are marked, so that
+      // the next refresh recomputes them (until then they keep their values). Tokens traded again since
+      // are found from the fork (market_state's as_of_block below).
       await trx
         .deleteFrom('token_market')
         .where('chain_id', '=', chain)
@@ -762,6 +771,12 @@ export class ChainIndexer {
       ] as const)
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
       await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
+      await recountTradeTotals(
+        this.database,
+        trx,
+        chain,
+        retraded.map((r) => r.token),
+      );
       await undoBalancesAbove(trx, chain, fork);
       await refreshFields(
         trx,
@@ -1070,6 +1085,12 @@ export class ChainIndexer {
         trx,
         'trades',
         trades.map((t) => t.row),
+      );
+      await addTradeTotals(
+        this.database,
+        trx,
+        this.chainId,
+        trades.map((t) => ({ ...t.row, sqrt_price_x96: t.row.sqrt_price_x96 ?? null })),
       );
       await insertMany(this.database, trx, 'fee_credits', credits);
       await insertMany(

@@ -1,11 +1,10 @@
 // The scheduled market-data refresh of one chain, computed from the index at its indexed_through block:
 // price (the last indexed Swap's sqrtPriceX96; the pool's slot0 before any trade), market cap (price ×
-// launch supply), liquidity (the quote currency the pool holds: launch pools are seeded with the token
-// only and their liquidity is locked, so the quote reserve is the sum of the swaps' quote deltas),
-// 1h/6h/24h activity and the trending score. Reserves are extended by the trades since the last
-// refresh (computed in full for new tokens and after a reorg below them). Only tokens whose values can
-// have moved are recomputed: those without market data, those a reorg marked, and those with trades in
-// the last 24 h or since the last refresh. USD is not stored per row: rows keep quote-unit values and
+// launch supply), liquidity (the quote currency the pool holds), 1h/6h/24h activity and the trending
+// score. Price and reserve are the indexer's totals of each token's trades (tradeTotals.ts), which also
+// tell the tokens traded since a block. Only tokens whose values can have moved are recomputed: those
+// without market data, those a reorg marked, and those with trades in the last 24 h or since the last
+// refresh. USD is not stored per row: rows keep quote-unit values and
 // their usd_source, and the native USD price read here goes to market_state, so a moved price rewrites
 // no row (marketData.ts: marketView).
 import { sql } from 'kysely';
@@ -80,7 +79,7 @@ export async function refreshMarket(opts: {
     .selectAll()
     .where('chain_id', '=', chainId)
     .executeTakeFirst();
-  // (A reorg lowers the state's as_of_block to its fork: rows above it are extended from there.)
+  // (A reorg lowers the state's as_of_block to its fork: tokens traded above it are due again.)
   const previousBlock = Number(previous?.as_of_block ?? -1);
 
   // The native currency's USD price at this block, for the chain's native- and WETH-quoted tokens.
@@ -114,83 +113,60 @@ export async function refreshMarket(opts: {
         await firstBlockFrom(database, chainId, Number(previous.chain_time) - WINDOWS['24h'], through),
       )
     : 0;
-  // The window's first block bounds its trades by the trades_block index (block times only grow); only
-  // tokens with trades in it have activity to sum. One read gives both sets: each token's last trade.
-  // When every token is due anyway (a first refresh, every row marked), that read of the window's
-  // trades is skipped and each token's window is looked up by its own index range instead (at 1M
-  // tokens, the chains' reads of their windows took 17 s of a full refresh's 115 s run one by one).
+  // Tokens traded since either block, by their totals' last block: those since the previous refresh
+  // (or in its window, which has moved on) are due, those in this window have activity to sum.
   const windowBlock = await firstBlockFrom(database, chainId, chainTime - WINDOWS['24h'], through);
-  // (Counted only when it decides something: most refreshes recompute no token in full.)
-  let counted: number | undefined;
-  const chainTokens = async () => (counted ??= await countTokens(database, chainId));
-  const everyToken = recompute.length > 0 && recompute.length >= (await chainTokens());
-  const traded = everyToken
-    ? new Map<string, number>()
-    : await lastTrades(database, chainId, Math.min(sinceBlock, windowBlock), through);
+  const traded = await tradedSince(database, chainId, Math.min(sinceBlock, windowBlock));
   const due = new Set(recompute.map((r) => r.address));
   const active = new Set<string>();
   for (const [token, block] of traded) {
     if (block >= sinceBlock) due.add(token);
     if (block >= windowBlock) active.add(token);
   }
+  // (Counted only when it decides something: a refresh large enough to build the partition.)
+  let counted: number | undefined;
+  const chainTokens = async () => (counted ??= await countTokens(database, chainId));
   // (In address order: each chunk's reads and writes walk their indexes' ranges in order.)
   const addresses = [...due].sort();
   /** The recomputed rows, CHUNK tokens at a time, each chunk handed to `put`. */
   const recomputed = async (put: (rows: TokenMarketTable[]) => Promise<void>) => {
     for (let i = 0; i < addresses.length; i += CHUNK) {
       const chunk = addresses.slice(i, i + CHUNK);
-      // Each token with its stored market row. Reserves are kept up to each row's as_of_block and
-      // extended by the trades after it; a token with no row, or whose row a reorg marked for rebuilding,
-      // is computed from all its trades. Activity and trending need the last 24 h of trades in any case.
+      // Each token with its totals, and its stored price for a token never traded (read live once).
       const tokens = await db
         .selectFrom('tokens as t')
+        .leftJoin('token_totals as s', (j) =>
+          j.onRef('s.chain_id', '=', 't.chain_id').onRef('s.address', '=', 't.address'),
+        )
         .leftJoin('token_market as m', (j) =>
           j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
         )
         .select(['t.address', 't.market', 't.suite_id', 't.quote_address', 't.pool_id', 't.launch_supply'])
-        .select(['m.sqrt_price_x96', 'm.reserve_quote_raw', 'm.as_of_block', 'm.rebuild'])
+        .select(['s.reserve_quote_raw', 's.sqrt_price_x96 as traded_sqrt'])
+        .select(['m.sqrt_price_x96 as stored_sqrt', 'm.rebuild'])
         .where('t.chain_id', '=', chainId)
         .where('t.address', 'in', chunk)
         .execute();
-      const stored = new Map<
-        string,
-        { sqrt_price_x96: string; reserve_quote_raw: string; counted: number }
-      >();
-      for (const r of tokens)
-        if (r.rebuild === 0)
-          stored.set(r.address, {
-            sqrt_price_x96: r.sqrt_price_x96 as string,
-            reserve_quote_raw: r.reserve_quote_raw as string,
-            counted: Math.min(Number(r.as_of_block), previousBlock),
-          });
-      // Reserve moves and price from the trades after each stored row (all of them for a token without one).
-      const moved = await tradeMoves(
-        database,
-        chainId,
-        chunk.map((a) => [a, stored.get(a)?.counted ?? -1]),
-        through,
-      );
+      const storedSqrt = (t: (typeof tokens)[number]) => (t.rebuild === 0 ? t.stored_sqrt : null);
       const recent = await recentFigures(
         database,
         chainId,
-        everyToken ? chunk : chunk.filter((a) => active.has(a)),
+        chunk.filter((a) => active.has(a)),
         { through, windowBlock, now: chainTime },
       );
       const live = await liveReads(
         opts,
         // (Trades indexed before prices were recorded carry none.)
-        tokens.filter((t) => !moved.get(t.address)?.sqrt && !stored.has(t.address)),
+        tokens.filter((t) => !t.traded_sqrt && !storedSqrt(t)),
         tokens.filter((t) => t.launch_supply === '0'),
         through,
       );
       const rows: TokenMarketTable[] = tokens.map((token) => {
-        const own = moved.get(token.address);
-        const before = stored.get(token.address);
-        const sqrt = BigInt(own?.sqrt ?? before?.sqrt_price_x96 ?? live.sqrt.get(token.address) ?? 0n);
+        const sqrt = BigInt(token.traded_sqrt ?? storedSqrt(token) ?? live.sqrt.get(token.address) ?? 0n);
         const supply = BigInt(
           token.launch_supply === '0' ? (live.supply.get(token.address) ?? 0n) : token.launch_supply,
         );
-        const reserve = BigInt(before?.reserve_quote_raw ?? 0) + (own?.reserve ?? 0n);
+        const reserve = BigInt(token.reserve_quote_raw ?? 0);
         const { activity, score } = recent.get(token.address) ?? { activity: noActivity(), score: 0 };
         const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
         return {
@@ -223,7 +199,7 @@ export async function refreshMarket(opts: {
     addresses.length >= PARTITION_BUILD_ROWS &&
     addresses.length * 2 >= (await chainTokens())
   )
-    await rebuildMarketPartition(database, chainId, recomputed, everyToken);
+    await rebuildMarketPartition(database, chainId, recomputed, addresses.length >= (await chainTokens()));
   else await recomputed((rows) => upsertMarket(database, rows));
   const next = {
     usd_sources: await usdSourcesOf(database, chainId),
@@ -317,52 +293,6 @@ async function setUnknownSources(
   }
 }
 
-/**
- * Per token of `after` (address, block), what its trades after that block (through `through`) moved
- * into its pool's quote reserve (what buys paid in without the hook's fee, less what sells took out),
- * and the pool price after the last of them (null when it carries none: trades indexed before prices
- * were recorded); tokens without such trades are absent. Summed by the database, one index range a
- * token, so a hot token's history never comes back row by row.
- */
-async function tradeMoves(
-  database: Database,
-  chainId: ChainId,
-  after: [address: string, block: number][],
-  through: number,
-): Promise<Map<string, { reserve: bigint; sqrt: string | null }>> {
-  if (after.length === 0) return new Map();
-  const sum = (side: 'buy' | 'sell', column: 'quote_amount_raw' | 'fee_raw') =>
-    amountSum(database.kind, sql`case when tr.side = ${side} then ${sql.ref(`tr.${column}`)} end`);
-  const { rows } = await sql<{
-    token: string;
-    bought: string;
-    buy_fees: string;
-    sold: string;
-    sell_fees: string;
-    sqrt: string | null;
-  }>`
-    with v(token, since) as (values ${sql.join(after.map(([a, b]) => sql`(${a}, cast(${b} as bigint))`))}),
-    g as (
-      select v.token, ${sum('buy', 'quote_amount_raw')} as bought, ${sum('buy', 'fee_raw')} as buy_fees,
-        ${sum('sell', 'quote_amount_raw')} as sold, ${sum('sell', 'fee_raw')} as sell_fees
-      from v join trades tr on tr.chain_id = ${chainId} and tr.token = v.token
-        and tr.block_number > v.since and tr.block_number <= ${through}
-      group by v.token
-    )
-    select g.*, (select l.sqrt_price_x96 from trades l where l.chain_id = ${chainId} and l.token = g.token
-        and l.block_number <= ${through} order by l.block_number desc, l.log_index desc limit 1) as sqrt
-    from g`.execute(database.db);
-  return new Map(
-    rows.map((r) => [
-      r.token,
-      {
-        reserve: BigInt(r.bought) - BigInt(r.buy_fees) - (BigInt(r.sold) + BigInt(r.sell_fees)),
-        sqrt: r.sqrt,
-      },
-    ]),
-  );
-}
-
 /** How many tokens the chain has. */
 async function countTokens(database: Database, chainId: ChainId): Promise<number> {
   const row = await database.db
@@ -373,22 +303,15 @@ async function countTokens(database: Database, chainId: ChainId): Promise<number
   return Number(row?.n ?? 0);
 }
 
-/** The block of each token's last trade in blocks from..through (a range of the trades_block index). */
-async function lastTrades(
-  database: Database,
-  chainId: ChainId,
-  from: number,
-  through: number,
-): Promise<Map<string, number>> {
+/** The block of the last trade of each token traded at or after block `from` (a range of token_totals). */
+async function tradedSince(database: Database, chainId: ChainId, from: number): Promise<Map<string, number>> {
   const rows = await database.db
-    .selectFrom('trades')
-    .select(['token', (eb) => eb.fn.max('block_number').as('block')])
+    .selectFrom('token_totals')
+    .select(['address', 'last_block'])
     .where('chain_id', '=', chainId)
-    .where('block_number', '>=', from)
-    .where('block_number', '<=', through)
-    .groupBy('token')
+    .where('last_block', '>=', from)
     .execute();
-  return new Map(rows.map((r) => [r.token, Number(r.block)]));
+  return new Map(rows.map((r) => [r.address, Number(r.last_block)]));
 }
 
 /**

@@ -226,7 +226,7 @@ export interface TokenMarketTable {
   trending_score: number;
   as_of_block: number | string | bigint;
   updated_at: number | string | bigint;
-  /** 1 when a reorg went below as_of_block: recompute the reserve from all trades. */
+  /** 1 when a reorg removed trades of the token counted here: recompute it at the next refresh. */
   rebuild: number;
   /** The ranked values in whole quote units (quoteRank), or null before the token's next full refresh. */
   market_cap_quote: number | null;
@@ -234,6 +234,17 @@ export interface TokenMarketTable {
   volume_24h_quote: number | null;
   /** Where the token's USD price comes from (USD_SOURCE), null until a refresh sets it. */
   usd_source: number | null;
+}
+/** Per traded token, what its trades add up to (indexer/tradeTotals.ts). */
+export interface TokenTotalsTable {
+  chain_id: number;
+  address: string;
+  /** The block of its last trade. */
+  last_block: number | string | bigint;
+  /** The quote currency its pool holds, raw. */
+  reserve_quote_raw: string;
+  /** The pool price after its last trade (null for trades indexed before prices were recorded). */
+  sqrt_price_x96: string | null;
 }
 export interface MarketStateTable {
   chain_id: number;
@@ -265,6 +276,7 @@ export interface Tables {
   ipfs_blocks: { key: string; bytes: Buffer };
   fee_credits: FeeCreditsTable;
   token_market: TokenMarketTable;
+  token_totals: TokenTotalsTable;
   market_state: MarketStateTable;
   index_events: IndexEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
@@ -324,6 +336,7 @@ export interface Database {
 /** The tables `insertMany` writes (the indexer's ranges, the market refresh's chunks). */
 export type BulkTable =
   | 'token_market'
+  | 'token_totals'
   | 'trades'
   | 'fee_credits'
   | 'announcements'

@@ -667,6 +667,66 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .execute();
     },
   },
+  '0024_token_totals': {
+    async up(db: AnyDb) {
+      // Per traded token, what its trades add up to, kept by the indexer (indexer/tradeTotals.ts), so
+      // that the market refresh sums no token's history; by last block, the tokens traded since a block.
+      await db.schema
+        .createTable('token_totals')
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('address', 'varchar(42)', (c) => c.notNull())
+        .addColumn('last_block', 'bigint', (c) => c.notNull())
+        .addColumn('reserve_quote_raw', 'text', (c) => c.notNull())
+        .addColumn('sqrt_price_x96', 'text')
+        .addPrimaryKeyConstraint('token_totals_pk', ['chain_id', 'address'])
+        .execute();
+      await db.schema
+        .createIndex('token_totals_last_block')
+        .on('token_totals')
+        .columns(['chain_id', 'last_block'])
+        .execute();
+      // Counted from the trades indexed so far, as tradeTotals.ts counts them, a chain at a time.
+      const sum = (side: string, column: string) =>
+        kind === 'postgres'
+          ? sql<string>`coalesce(sum(case when side = ${side} then ${sql.ref(column)}::numeric end), 0)::text`
+          : sql<string>`amount_sum(case when side = ${side} then ${sql.ref(column)} end)`;
+      const chains = await db.selectFrom('trades').select('chain_id').distinct().execute();
+      for (const { chain_id: chain } of chains as { chain_id: number }[]) {
+        const { rows } = await sql<{
+          token: string;
+          last_block: string | number;
+          bought: string;
+          buy_fees: string;
+          sold: string;
+          sell_fees: string;
+          sqrt: string | null;
+        }>`select g.*, (select l.sqrt_price_x96 from trades l where l.chain_id = ${chain}
+            and l.token = g.token order by l.block_number desc, l.log_index desc limit 1) as sqrt
+          from (select token, max(block_number) as last_block, ${sum('buy', 'quote_amount_raw')} as bought,
+            ${sum('buy', 'fee_raw')} as buy_fees, ${sum('sell', 'quote_amount_raw')} as sold,
+            ${sum('sell', 'fee_raw')} as sell_fees from trades where chain_id = ${chain} group by token) g`.execute(
+          db,
+        );
+        for (let i = 0; i < rows.length; i += 500)
+          await db
+            .insertInto('token_totals')
+            .values(
+              rows.slice(i, i + 500).map((r) => ({
+                chain_id: chain,
+                address: r.token,
+                last_block: Number(r.last_block),
+                reserve_quote_raw: (
+                  BigInt(r.bought) -
+                  BigInt(r.buy_fees) -
+                  (BigInt(r.sold) + BigInt(r.sell_fees))
+                ).toString(),
+                sqrt_price_x96: r.sqrt,
+              })),
+            )
+            .execute();
+      }
+    },
+  },
 });
 
 /**

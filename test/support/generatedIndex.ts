@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { numberToHex, toFunctionSelector } from 'viem';
 import type { RpcEndpoint } from '../../src/chain/rpc.ts';
+import { recountTradeTotals } from '../../src/indexer/tradeTotals.ts';
 import type { Database } from '../../src/store/db.ts';
 
 export interface IndexScale {
@@ -226,6 +227,10 @@ export async function generateIndex(
        ${addr(2, 'hashint8(n) % 200000 + 200000')}, 'Update ' || k, '', ${T0} + 30 * n + 2 * k
      from (select k, ${skewed('k', T, 2, 4)} as n from generate_series(1, ${scale.announcements}) k) g`,
   );
+  const counting = performance.now();
+  for (const chainId of [8453, 4663, 143, 5042])
+    await db.transaction().execute((trx) => recountTradeTotals(database, trx, chainId));
+  log(`token_totals: ${((performance.now() - counting) / 1000).toFixed(1)} s`);
   await generateMarket(database, scale, log);
   // Each chain indexed through its last generated block.
   await sql
