@@ -192,6 +192,77 @@ describe.each(backends)('$name', ({ name, env }) => {
     }
   });
 
+  it('upgrades an index made before trade totals: each traded token gets its reserve, last block and price', async () => {
+    const e = await env();
+    const file = name === 'sqlite' ? new BetterSqlite(join(tempDir(), 'old.sqlite')) : undefined;
+    // (As openDatabase registers it before migrating.)
+    file?.aggregate('amount_sum', {
+      start: 0n,
+      step: (total: bigint, v: unknown) => (v === null ? total : total + BigInt(v as string)),
+      result: (total: bigint) => total.toString(),
+    });
+    const db = file
+      ? new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) })
+      : new Kysely<Tables>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
+        });
+    try {
+      await migrate(db, name as 'sqlite' | 'postgres', 1, '0023_token_words_token');
+      const big = 10n ** 30n;
+      const trade = (
+        chain: number,
+        token: string,
+        block: number,
+        log: number,
+        side: string,
+        quote: bigint,
+      ) => ({
+        chain_id: chain,
+        tx_hash: `0x${block}${log}`,
+        log_index: log,
+        block_number: block,
+        block_hash: '0x',
+        timestamp: 1700000000 + block,
+        token,
+        trader: '0x',
+        side,
+        amount_in_raw: '1',
+        amount_out_raw: '1',
+        quote_amount_raw: quote.toString(),
+        token_amount_raw: '1',
+        fee_raw: (quote / 100n).toString(),
+        fee_currency: '0x',
+        referrer: null,
+        comment: '',
+        sqrt_price_x96: `${block}${log}`,
+      });
+      await db
+        .insertInto('trades')
+        .values([
+          trade(8453, '0xa', 5, 0, 'buy', big),
+          trade(8453, '0xa', 6, 1, 'sell', 300n),
+          trade(8453, '0xa', 6, 0, 'buy', big),
+          trade(4663, '0xa', 9, 0, 'buy', 1000n),
+        ])
+        .execute();
+      await migrate(db, name as 'sqlite' | 'postgres');
+      const rows = await db.selectFrom('token_totals').selectAll().orderBy('chain_id').execute();
+      expect(rows.map((r) => ({ ...r, last_block: Number(r.last_block) }))).toEqual([
+        { chain_id: 4663, address: '0xa', last_block: 9, reserve_quote_raw: '990', sqrt_price_x96: '90' },
+        {
+          chain_id: 8453,
+          address: '0xa',
+          last_block: 6,
+          // Two buys of 10^30 less 1 % fees, a sell of 300 and its fee of 3.
+          reserve_quote_raw: (2n * (big - big / 100n) - 303n).toString(),
+          sqrt_price_x96: '61',
+        },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('serves keyed requests from this database, and hides database faults', async () => {
     const gw = await startGateway(await env());
     try {

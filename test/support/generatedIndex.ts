@@ -340,8 +340,9 @@ export async function keepMarket(database: Database): Promise<void> {
 }
 
 /**
- * Marks every market row for rebuilding, as a reorg below them would (the next refresh recomputes each
- * token from all its trades): the rows are put back marked, a bulk load rather than an update of each.
+ * Marks every market row for rebuilding (the next refresh recomputes every token's row from its trade
+ * totals and its last 24 h of trades): the rows are put back marked, a bulk load rather than an update
+ * of each.
  */
 export async function markMarketForRebuild(database: Database): Promise<void> {
   const db = database.db;
