@@ -710,22 +710,20 @@ export class ChainIndexer {
         : num((stored.at(-1) as { number: number }).number) - 1;
     await this.database.db.transaction().execute(async (trx) => {
       const chain = this.chainId;
+      const tokensAbove = async (table: 'token_updates' | 'trades') =>
+        (
+          await trx
+            .selectFrom(table)
+            .select('token')
+            .distinct()
+            .where('chain_id', '=', chain)
+            .where('block_number', '>', fork)
+            .execute()
+        ).map((r) => r.token);
       // Tokens whose fields changed above the fork get them back from the surviving updates.
-      const changed = await trx
-        .selectFrom('token_updates')
-        .select('token')
-        .distinct()
-        .where('chain_id', '=', chain)
-        .where('block_number', '>', fork)
-        .execute();
+      const changed = await tokensAbove('token_updates');
       // The tokens traded above the fork: their totals are counted again from the trades that survive.
-      const retraded = await trx
-        .selectFrom('trades')
-        .select('token')
-        .distinct()
-        .where('chain_id', '=', chain)
-        .where('block_number', '>', fork)
-        .execute();
+      const retraded = await tokensAbove('trades');
       // Market data: tokens launched above the fork go; rows of tokens traded above it are marked, so that
       // the next refresh recomputes them (until then they keep their values). Tokens traded again since
       // are found from the fork (market_state's as_of_block below).
@@ -771,18 +769,9 @@ export class ChainIndexer {
       ] as const)
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
       await trx.deleteFrom('index_blocks').where('chain_id', '=', chain).where('number', '>', fork).execute();
-      await recountTradeTotals(
-        this.database,
-        trx,
-        chain,
-        retraded.map((r) => r.token),
-      );
+      await recountTradeTotals(this.database, trx, chain, retraded);
       await undoBalancesAbove(trx, chain, fork);
-      await refreshFields(
-        trx,
-        chain,
-        changed.map((c) => c.token),
-      );
+      await refreshFields(trx, chain, changed);
       // The stream's removals: every journal event above the fork (the high water stays where it was).
       const state = await trx
         .selectFrom('index_state')
