@@ -304,7 +304,8 @@ describe('launchpad commands', () => {
     expect((await cli(['--help'], {})).stdout).toContain('launchpad keys create');
     await expect(cli(['frobnicate'], {})).rejects.toMatchObject({ code: 2 });
     expect(existsSync(dataDir)).toBe(false);
-  });
+    // (Sixteen processes, one after another: a loaded CI machine took over 30 s; nothing here is timed.)
+  }, 120_000);
 
   it('refuses a busy port in one line', async () => {
     const server = createServer();
