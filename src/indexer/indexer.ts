@@ -1079,7 +1079,7 @@ export class ChainIndexer {
         this.database,
         trx,
         this.chainId,
-        trades.map((t) => ({ ...t.row, sqrt_price_x96: t.row.sqrt_price_x96 ?? null })),
+        trades.map((t) => t.row),
       );
       await insertMany(this.database, trx, 'fee_credits', credits);
       await insertMany(

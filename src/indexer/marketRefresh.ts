@@ -4,9 +4,8 @@
 // score. Price and reserve are the indexer's totals of each token's trades (tradeTotals.ts), which also
 // tell the tokens traded since a block. Only tokens whose values can have moved are recomputed: those
 // without market data, those a reorg marked, and those with trades in the last 24 h or since the last
-// refresh. USD is not stored per row: rows keep quote-unit values and
-// their usd_source, and the native USD price read here goes to market_state, so a moved price rewrites
-// no row (marketData.ts: marketView).
+// refresh. USD is not stored per row: rows keep quote-unit values and their usd_source, and the native
+// USD price read here goes to market_state, so a moved price rewrites no row (marketData.ts: marketView).
 import { sql } from 'kysely';
 import {
   type Abi,

@@ -7,8 +7,8 @@
 import { sql, type Transaction } from 'kysely';
 import { amountSum, type Database, insertMany, type Tables, type TokenTotalsTable } from '../store/db.ts';
 
-/** Tokens counted per statement of a recount. */
-const RECOUNT_CHUNK = 2000;
+/** Tokens a statement reads or counts. */
+const TOKENS_PER_STATEMENT = 2000;
 
 /**
  * What trades moved into their pool's quote reserve: buys pay in their amounts less the hook's fees,
@@ -32,7 +32,7 @@ export interface TotalledTrade {
   side: string;
   quote_amount_raw: string;
   fee_raw: string;
-  sqrt_price_x96: string | null;
+  sqrt_price_x96?: string | null;
 }
 
 /** Adds a range's trades (every one above each token's stored last block) to their tokens' totals. */
@@ -58,12 +58,12 @@ export async function addTradeTotals(
   }
   const tokens = [...moved.keys()];
   const stored = new Map<string, { reserve_quote_raw: string; sqrt_price_x96: string | null }>();
-  for (let i = 0; i < tokens.length; i += RECOUNT_CHUNK)
+  for (let i = 0; i < tokens.length; i += TOKENS_PER_STATEMENT)
     for (const r of await trx
       .selectFrom('token_totals')
       .select(['address', 'reserve_quote_raw', 'sqrt_price_x96'])
       .where('chain_id', '=', chainId)
-      .where('address', 'in', tokens.slice(i, i + RECOUNT_CHUNK))
+      .where('address', 'in', tokens.slice(i, i + TOKENS_PER_STATEMENT))
       .execute())
       stored.set(r.address, r);
   const rows: TokenTotalsTable[] = tokens.map((token) => {
@@ -91,8 +91,8 @@ export async function recountTradeTotals(
   tokens?: string[],
 ): Promise<void> {
   if (tokens) {
-    for (let i = 0; i < tokens.length; i += RECOUNT_CHUNK) {
-      const chunk = tokens.slice(i, i + RECOUNT_CHUNK);
+    for (let i = 0; i < tokens.length; i += TOKENS_PER_STATEMENT) {
+      const chunk = tokens.slice(i, i + TOKENS_PER_STATEMENT);
       await trx
         .deleteFrom('token_totals')
         .where('chain_id', '=', chainId)

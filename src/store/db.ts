@@ -533,6 +533,15 @@ export const amountSum = (kind: Database['kind'], amounts: RawBuilder<unknown>) 
     ? sql<string>`coalesce(sum((${amounts})::numeric), 0)::text`
     : sql<string>`amount_sum(${amounts})`;
 
+/** SQLite: the `amount_sum` aggregate amountSum uses (base-10 text beyond 2^63, without losing a unit). */
+export function addAmountSum(file: SqliteDatabase.Database): void {
+  file.aggregate('amount_sum', {
+    start: 0n,
+    step: (total: bigint, v: unknown) => (v === null ? total : total + BigInt(v as string)),
+    result: (total: bigint) => total.toString(),
+  });
+}
+
 /** Opens the database and migrates it; `onQuery` sees every query's SQL and parameters (tests' plans). */
 export async function openDatabase(opts: {
   databaseUrl?: string;
@@ -564,12 +573,7 @@ export async function openDatabase(opts: {
     file.pragma('busy_timeout = 5000');
     await switchToWal(file);
     file.pragma('synchronous = NORMAL');
-    // Sums of raw amounts (base-10 text beyond 2^63) without losing a unit: see amountSum.
-    file.aggregate('amount_sum', {
-      start: 0n,
-      step: (total: bigint, v: unknown) => (v === null ? total : total + BigInt(v as string)),
-      result: (total: bigint) => total.toString(),
-    });
+    addAmountSum(file);
     statements = keepingStatements(file);
     db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }) });
   }
