@@ -19,7 +19,16 @@ import { ApiKeyStore } from '../src/store/apiKeys.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { windowAt } from '../src/http/limits/windows.ts';
 import { type Fault, type FaultKind, runFaults, schedule } from './soak/faults.ts';
-import { type LoadKey, type LoadState, limitsWorker, MNEMONIC, PNG, seeded, worker } from './soak/load.ts';
+import {
+  type LoadKey,
+  type LoadState,
+  limitsWorker,
+  MNEMONIC,
+  PNG,
+  SendGate,
+  seeded,
+  worker,
+} from './soak/load.ts';
 import { openapiValidator } from './soak/openapiCheck.ts';
 import { call, type Exchange, exchanges } from './soak/record.ts';
 import { type Rig, startRig } from './soak/rig.ts';
@@ -124,6 +133,7 @@ try {
     cids: new Set(),
     landed: [],
     vesting: rig.vesting,
+    sends: new SendGate(),
     stopped: false,
   };
   const opsCall = (
@@ -319,7 +329,7 @@ try {
   console.log(`set-up: ${launched} of ${pool.length} tokens launched`);
   const t0 = Date.now();
   const workers = [...pool.map((w) => w.run()), limitsWorker(state, seed)];
-  const faulting = runFaults({ rig, holdMs, probe }, faults, t0, () => state.stopped);
+  const faulting = runFaults({ rig, holdMs, probe, sends: state.sends }, faults, t0, () => state.stopped);
   await faulting;
   // The index reaches the chains' heads after the last fault.
   const lastEnd = Math.max(...faults.map((f) => f.ended ?? 0));

@@ -3,6 +3,7 @@
 // fault ends, a probe asks what the fault took away until it answers; that is its recovery time.
 import type { PublicClient } from 'viem';
 import { createPublicClient, http } from 'viem';
+import type { SendGate } from './load.ts';
 import type { Rig } from './rig.ts';
 
 export type FaultKind =
@@ -73,6 +74,8 @@ export interface FaultDeps {
   holdMs: number;
   /** Resolves once what the fault took away answers again. */
   probe(fault: Fault): Promise<void>;
+  /** The load's transactions, held while the reorg swaps the node's blocks. */
+  sends: SendGate;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -122,9 +125,31 @@ export async function inject(deps: FaultDeps, fault: Fault): Promise<void> {
       const snapshot = (await request('evm_snapshot')) as string;
       const from = await client.getBlockNumber();
       while ((await client.getBlockNumber()) < from + 3n) await sleep(200);
-      // The three blocks (and whatever the load sent in them) are replaced by four others.
-      await request('evm_revert', [snapshot]);
-      await request('anvil_mine', ['0x4']);
+      // The three blocks (and whatever the load sent in them) are replaced by four others. Nothing may be
+      // mined meanwhile (see SendGate): the load's sends are held and mined, the interval miner stopped
+      // and its last block landed. anvil has no call back to mixed mining: the chain automines after.
+      try {
+        await deps.sends.hold();
+        // (Pending: those the miner takes next; a queued one waits for a nonce that never comes.)
+        const pending = async () => Number(((await request('txpool_status')) as { pending: string }).pending);
+        for (const until = Date.now() + 10_000; (await pending()) > 0 && Date.now() < until;) await sleep(20);
+        await request('evm_setIntervalMining', [0]);
+        for (let seen = -1n, now = await client.getBlockNumber({ cacheTime: 0 }); now !== seen;) {
+          seen = now;
+          await sleep(100);
+          now = await client.getBlockNumber({ cacheTime: 0 });
+        }
+        await request('evm_revert', [snapshot]);
+        await request('anvil_mine', ['0x4']);
+        await request('evm_setAutomine', [true]);
+      } finally {
+        deps.sends.open();
+      }
+      // The node's chain is whole again (a block missing would be the node's defect, not the index's).
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      for (let n = from - 1n; n <= head; n++)
+        if (!(await client.getBlock({ blockNumber: n }).catch(() => null)))
+          throw new Error(`the node has no block ${n} below its head ${head} after the reorg`);
       break;
     }
   }

@@ -40,6 +40,43 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * The workers' sends to chain 8453, held while a fault needs its node's mining quiet: anvil's evm_revert
+ * racing a block being mined leaves the chain with missing blocks and a state its blocks do not explain
+ * (nonces and balances off; measured), which no real chain does.
+ */
+export class SendGate {
+  private held?: Promise<void>;
+  private release?: () => void;
+  private inFlight = 0;
+
+  /** Runs `send` once the gate is open, counted until it returns. */
+  async send<T>(send: () => Promise<T>): Promise<T> {
+    while (this.held) await this.held;
+    this.inFlight++;
+    try {
+      return await send();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Holds new sends and resolves once every send under way has returned. */
+  async hold(): Promise<void> {
+    this.held ??= new Promise((resolve) => {
+      this.release = resolve;
+    });
+    while (this.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  open(): void {
+    const release = this.release;
+    this.held = undefined;
+    this.release = undefined;
+    release?.();
+  }
+}
+
 /** A plan's step, as the worker reads it. */
 type Step = {
   kind: string;
@@ -70,6 +107,8 @@ export interface LoadState {
   landed: { kind: string; hash: Hex }[];
   /** The token whose vested allocations (one per worker) unlock during the run, and its vault. */
   vesting: { token: Address; vault: Address };
+  /** The workers' transactions pass it (see SendGate). */
+  sends: SendGate;
   stopped: boolean;
 }
 
@@ -152,12 +191,10 @@ export function worker(
       }
       if (step.kind !== 'transaction' || !step.transaction) return { ok: false };
       try {
-        const hash = await wallet.sendTransaction({
-          chain: null,
-          to: step.transaction.to,
-          data: step.transaction.data,
-          value: BigInt(step.transaction.value),
-        });
+        const tx = step.transaction;
+        const hash = await state.sends.send(() =>
+          wallet.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: BigInt(tx.value) }),
+        );
         const receipt = await rpc.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 15_000 });
         if (receipt.status !== 'success') return { ok: false };
         state.landed.push({ kind, hash });
