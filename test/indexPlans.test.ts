@@ -8,7 +8,7 @@ import { refreshFields } from '../src/indexer/indexer.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
-import { searchWords } from '../src/indexer/words.ts';
+import { searchText, searchWords } from '../src/indexer/words.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
 import { generatedChainEndpoint, generateIndex, hotReads } from './support/generatedIndex.ts';
@@ -126,6 +126,80 @@ describe('search of a generated index', () => {
       expect(found).toEqual(await scanned(q, sort, 60));
       if (q !== 'zzz') expect(found.length).toBeGreaterThan(0);
     });
+});
+
+describe('search through tokens launched at one time on one chain', () => {
+  it('"rocket 47" in pages of 7: each of 25 such tokens once, in launch order', async () => {
+    const db = database.db;
+    const base = await db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('chain_id', '=', 8453)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    // The newest of all, over three blocks of one timestamp: the pages' cursors fall inside the group.
+    const time = Number(base.created_at) + 1000;
+    const tokens = Array.from({ length: 25 }, (_, i) => {
+      const name = `Tie Rocket 47${i}`;
+      return {
+        ...base,
+        address: `0x${'ee'.repeat(18)}${i.toString(16).padStart(4, '0')}`,
+        pool_id: `0x${'ee'.repeat(30)}${i.toString(16).padStart(4, '0')}`,
+        name,
+        symbol: 'TIE',
+        search_words: searchText(name, 'TIE'),
+        created_at: time,
+        block_number: Number(base.block_number) + 1 + (i % 3),
+        log_index: i,
+      };
+    });
+    await db.insertInto('tokens').values(tokens).execute();
+    await db
+      .insertInto('token_words')
+      .values(
+        tokens.flatMap((t) =>
+          searchWords(t.name, t.symbol).map((word) => ({
+            chain_id: 8453,
+            word,
+            address: t.address,
+            block_number: t.block_number,
+            created_at: time,
+          })),
+        ),
+      )
+      .execute();
+    try {
+      const found: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 6; page++) {
+        const url: string = `/v1/tokens/search?q=rocket%2047&sort=newest&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const r = await app.inject({ url, headers: { 'x-api-key': key } });
+        expect(r.statusCode, r.body).toBe(200);
+        const body = r.json() as {
+          data: { token: { address: string } }[];
+          pagination: { next_cursor: string };
+        };
+        found.push(...body.data.map((t) => t.token.address));
+        cursor = body.pagination.next_cursor;
+      }
+      expect(found.slice(0, 25)).toEqual(
+        [...tokens]
+          .sort((a, b) => b.block_number - a.block_number || b.log_index - a.log_index)
+          .map((t) => t.address),
+      );
+      expect(found).toEqual(await scanned('rocket 47', 'newest', 42));
+    } finally {
+      await db
+        .deleteFrom('token_words')
+        .where('address', 'like', `0x${'ee'.repeat(18)}%`)
+        .execute();
+      await db
+        .deleteFrom('tokens')
+        .where('address', 'like', `0x${'ee'.repeat(18)}%`)
+        .execute();
+    }
+  });
 });
 
 describe('shared pages', () => {

@@ -108,7 +108,7 @@ const RARE = 500;
  * Of several common query words, one starting at most this many word rows has its tokens tested and
  * sorted in the database, not walked in launch order (see readTokenPage).
  */
-const SORTED_WORD_ROWS = 20_000;
+export const SORTED_WORD_ROWS = 20_000;
 
 const iso = (seconds: number | string | bigint) => new Date(Number(seconds) * 1000).toISOString();
 
@@ -305,6 +305,7 @@ async function readTokenPage(
 ): Promise<IndexedPage> {
   const db = deps.database.db;
   const { limit, cursor, sort, origin } = page;
+  const dir = sort === 'oldest' ? 'asc' : 'desc';
   const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
   const scope = Cursors.scope(operation, { ...filters, sort });
   const ranked: Ranked | undefined = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
@@ -388,15 +389,33 @@ async function readTokenPage(
         const chain = filters.chain_id ? sql`and a.chain_id = ${filters.chain_id}` : sql``;
         // (Each other word is tested on its own word rows, index-only, so that only the tokens with
         // every word are read: "rocket 47", 11k candidates and 750 tokens, 31 → 20 ms at 1M.)
-        const others = words
-          .filter((o) => o !== w)
-          .map(
-            (o) =>
-              sql`and exists (select 1 from token_words b where b.word >= ${o} and b.word < ${prefixEnd(o)} and b.chain_id = a.chain_id and b.address = a.address)`,
-          );
-        where.push(
-          sql`(t.chain_id, t.address) in (select a.chain_id, a.address from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${sql.join(others, sql` `)})`,
-        );
+        const others = (alias: 'a' | 's', fenced = false) =>
+          words
+            .filter((o) => o !== w)
+            .map(
+              (o) =>
+                sql`and exists (select 1 from token_words b where b.word >= ${o} and b.word < ${prefixEnd(o)} and b.chain_id = ${sql.ref(`${alias}.chain_id`)} and b.address = ${sql.ref(`${alias}.address`)}${fenced ? sql` offset 0` : sql``})`,
+            );
+        const rowsOf = (more: RawBuilder<unknown>, tested = true) =>
+          sql`select a.chain_id, a.address, a.created_at from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${more} ${tested ? sql.join(others('a'), sql` `) : sql``}`;
+        const order = sql.raw(`created_at ${dir}, chain_id ${dir}`);
+        // On PostgreSQL, without a market filter (the word rows do not know it), only the page's
+        // candidates reach the tokens: the word's rows in (launch time, chain) order past the cursor's,
+        // each other word tested on them in that order until the page is full (ties kept), and every
+        // one of the cursor's own (time, chain) (block and log index order them below). The word rows
+        // carry their token's launch time; `offset 0` keeps the planner from hashing a common other
+        // word's rows whole. "rocket 47" at 1M, idle: 77–99 → 26–31 ms (590 tokens read and sorted before, 21 now).
+        const paged = deps.database.kind === 'postgres' && (!filters.market || filters.market === 'all');
+        const at = after && sql`(${after.created}, ${after.chain})`;
+        const past = at
+          ? sql`and (a.created_at, a.chain_id) ${sql.raw(sort === 'newest' ? '<' : '>')} ${at}`
+          : sql``;
+        const candidates = !paged
+          ? rowsOf(sql``)
+          : sql`(select s.chain_id, s.address, s.created_at from (${rowsOf(sql`${past} order by ${order} offset 0`, false)}) s
+              where true ${sql.join(others('s', true), sql` `)} order by ${order} fetch first ${limit + 1} rows with ties)
+              ${at ? sql`union all (${rowsOf(sql`and (a.created_at, a.chain_id) = ${at}`)})` : sql``}`;
+        where.push(sql`(t.chain_id, t.address) in (select c.chain_id, c.address from (${candidates}) c)`);
         sorted = true;
       } else if (key.n <= RARE) {
         let candidates = db
@@ -409,7 +428,6 @@ async function readTokenPage(
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
         where.push(sql`t.address in (${sql.join(few.map((c) => c.address))})`);
       } else if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
-        const dir = sort === 'oldest' ? 'asc' : 'desc';
         const walks = forms.map((form, i) => {
           let walk = db
             .selectFrom('token_words as w')
@@ -437,7 +455,6 @@ async function readTokenPage(
     }
   }
   const filtered = where.length > 0 ? sql<boolean>`${sql.join(where, sql` and `)}` : sql<boolean>`1 = 1`;
-  const dir = sort === 'oldest' ? 'asc' : 'desc';
   /** A ranked page from the merged ranges: those of priced tokens only, or all of them. */
   const rankedPage = (st: Awaited<typeof state>, order: Ranked, unpriced: boolean) => {
     const branches = rankedBranches(order, chainIds, filters.market, st.byChain, position, unpriced);
