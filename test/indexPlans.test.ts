@@ -84,12 +84,16 @@ describe('hot reads of a generated 100k-token, 1M-trade index', () => {
 });
 
 /** The first `n` tokens whose name or symbol has a word starting with each query word: a whole scan. */
-async function scanned(q: string, sort: 'newest' | 'trending', n: number): Promise<string[]> {
+async function scanned(q: string, sort: 'newest' | 'oldest' | 'trending', n: number): Promise<string[]> {
   const tests = searchWords(q).map((w) => sql`lower(t.name || ' ' || t.symbol) ~ ${`(^|[^a-z0-9])${w}`}`);
   const order =
-    sort === 'newest'
-      ? sql`t.created_at desc, t.chain_id desc, t.block_number desc, t.log_index desc`
-      : sql`m.trending_score desc, m.chain_id desc, m.address desc`;
+    sort === 'trending'
+      ? sql`m.trending_score desc, m.chain_id desc, m.address desc`
+      : sql.raw(
+          ['created_at', 'chain_id', 'block_number', 'log_index']
+            .map((c) => `t.${c} ${sort === 'newest' ? 'desc' : 'asc'}`)
+            .join(', '),
+        );
   const { rows } = await sql<{ address: string }>`select t.address from tokens t
     left join token_market m on m.chain_id = t.chain_id and m.address = t.address
     where ${sql.join(tests, sql` and `)} ${sort === 'trending' ? sql`and m.trending_score is not null` : sql``}
@@ -98,10 +102,11 @@ async function scanned(q: string, sort: 'newest' | 'trending', n: number): Promi
 }
 
 describe('search of a generated index', () => {
-  const cases: [string, 'newest' | 'trending'][] = [
+  const cases: [string, 'newest' | 'oldest' | 'trending'][] = [
     ['rocket', 'newest'],
     ['pep', 'newest'],
     ['rocket 47', 'newest'],
+    ['rocket 47', 'oldest'],
     ['4711', 'newest'],
     ['moon', 'trending'],
     ['gol 99', 'newest'],
