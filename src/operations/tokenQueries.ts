@@ -396,6 +396,7 @@ async function readTokenPage(
               (o) =>
                 sql`and exists (select 1 from token_words b where b.word >= ${o} and b.word < ${prefixEnd(o)} and b.chain_id = ${sql.ref(`${alias}.chain_id`)} and b.address = ${sql.ref(`${alias}.address`)}${fenced ? sql` offset 0` : sql``})`,
             );
+        /** The word's rows meeting `more`, with every other word when `tested`. */
         const rowsOf = (more: RawBuilder<unknown>, tested = true) =>
           sql`select a.chain_id, a.address, a.created_at from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${more} ${tested ? sql.join(others('a'), sql` `) : sql``}`;
         const order = sql.raw(`created_at ${dir}, chain_id ${dir}`);
@@ -412,7 +413,7 @@ async function readTokenPage(
           : sql``;
         const candidates = !paged
           ? rowsOf(sql``)
-          : sql`(select s.chain_id, s.address, s.created_at from (${rowsOf(sql`${past} order by ${order} offset 0`, false)}) s
+          : sql`(select s.chain_id, s.address, s.created_at from (${rowsOf(past, false)} order by ${order} offset 0) s
               where true ${sql.join(others('s', true), sql` `)} order by ${order} fetch first ${limit + 1} rows with ties)
               ${at ? sql`union all (${rowsOf(sql`and (a.created_at, a.chain_id) = ${at}`)})` : sql``}`;
         where.push(sql`(t.chain_id, t.address) in (select c.chain_id, c.address from (${candidates}) c)`);
