@@ -39,10 +39,10 @@ function systemUser(name: string): { uid: number; gid: number } {
  * A private PostgreSQL cluster on 127.0.0.1 (also used by the benchmarks); `restart` stops the server
  * and starts it again on the same port and data, `stop` removes it. With `keep`, the cluster lives in
  * that folder (made on first use) and `stop` leaves it there for the next run; `settings` are the
- * server's own (`-c name=value`).
+ * server's own (`-c name=value`), `env` its environment's additions.
  */
 export async function startPostgresCluster(
-  opts: { keep?: string; settings?: Record<string, string> } = {},
+  opts: { keep?: string; settings?: Record<string, string>; env?: Record<string, string> } = {},
 ): Promise<{
   url: string;
   restart(downMs?: number): Promise<void>;
@@ -77,7 +77,7 @@ export async function startPostgresCluster(
         'fsync=off',
         ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
       ],
-      { stdio: 'ignore', ...user },
+      { stdio: 'ignore', env: { ...process.env, ...opts.env }, ...user },
     );
   const pgIsReady = findBin('pg_isready');
   const ready = async (server: ChildProcess) => {
