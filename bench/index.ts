@@ -445,7 +445,9 @@ function reserveHugePages(bytes: number): { inUse(): boolean; restore(): void } 
   } catch {
     return none; // not root: PostgreSQL runs in 4 KB pages (huge_pages=try)
   }
-  return { inUse, restore: () => writeFileSync(file, String(before)) };
+  const restore = () => writeFileSync(file, String(before));
+  process.once('exit', restore); // (also when the bench fails before its own `restore`)
+  return { inUse, restore };
 }
 
 /**
