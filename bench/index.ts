@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { numberToHex } from 'viem';
+import { parse } from 'yaml';
 import { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
@@ -66,17 +67,14 @@ const PG_SETTINGS = {
   huge_pages: 'try',
 };
 /**
- * The database server's memory allocator, set as on a production host in a VM like this one: glibc's
- * defaults hand a backend's freed heap back to the kernel after each query (128 KB trim threshold), and
- * every query's planner memory is then faulted in again, at about 25 µs a fault here. Kept up to 64 MB a
- * backend (allocations from 8 MB still get their own mapping): a fresh connection's trending list query
- * went from 8.4 ms (242 faults a query) to 2.8 ms (none). And its memory in transparent huge pages
- * (hugetlb=1: madvise, which the kernel's default `madvise` mode honours): the market refresh's hash of
- * a hot chain's 1.04M (token, trader) pairs went from 2.7 s (64k faults) to 1.4-1.8 s (12k).
+ * The database server's environment as `deploy/compose.yaml` sets it (one place for it): its allocator
+ * keeps what a backend freed and asks for transparent huge pages, instead of faulting each query's
+ * memory in again (README: The PostgreSQL host).
  */
 const PG_ENV = {
-  GLIBC_TUNABLES:
-    'glibc.malloc.trim_threshold=67108864:glibc.malloc.mmap_threshold=8388608:glibc.malloc.hugetlb=1',
+  GLIBC_TUNABLES: String(
+    parse(readFileSync('deploy/compose.yaml', 'utf8')).services.postgres.environment.GLIBC_TUNABLES,
+  ),
 };
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
@@ -143,10 +141,7 @@ export async function benchIndex() {
   if (existsSync(marker) && readFileSync(marker, 'utf8') !== wanted)
     rmSync(keep, { recursive: true, force: true });
   const hugePages = reserveHugePages(2 ** 31);
-  const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV }).catch((e) => {
-    hugePages.restore();
-    throw e;
-  });
+  const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV });
   console.log(
     `\n(PostgreSQL's shared memory in ${hugePages.inUse() ? '2 MB pages' : '4 KB pages (no huge pages here)'}; its allocator: ${PG_ENV.GLIBC_TUNABLES})`,
   );
