@@ -70,8 +70,15 @@ function round(x: number, places: number): number {
 
 /** A raw quote amount in whole quote units as a double, for ranking (stored beside its USD rank). */
 export function quoteRank(raw: bigint, decimals: number): number {
+  // (Below 2^53 millionths, their count over 1e6 is the same double as the 6-place decimal's text: both
+  // round the same quotient once. A refresh of 1M tokens ranks three amounts of each.)
+  if (raw >= 0n && decimals >= 6) {
+    const millionths = raw / 10n ** BigInt(decimals - 6);
+    if (millionths <= MAX_EXACT) return Number(millionths) / 1e6;
+  }
   return Number(decimal(raw, decimals, 6));
 }
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Where a token's USD price comes from, by its quote currency (kept per row as usd_source). */
 export const USD_SOURCE = { none: 0, stablecoin: 1, native: 2 } as const;

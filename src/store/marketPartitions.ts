@@ -38,30 +38,35 @@ export async function rebuildMarketPartition(
       await sql`insert into ${sql.table(next)} select * from ${sql.table(current)} p
         where not exists (select 1 from ${sql.table(next)} n where n.address = p.address)`.execute(db);
     // The partitioned table's indexes, built on the new rows: the swap attaches them to the parent's.
-    const { rows: indexes } = await sql<{ def: string; constraint: string | null }>`
-      select pg_get_indexdef(i.indexrelid) as def, c.conname as constraint from pg_index i
-      left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
-      where i.indrelid = 'token_market'::regclass order by i.indexrelid`.execute(db);
-    for (const [n, index] of indexes.entries()) {
-      const name = `${next}_${suffix}_${n}`;
-      await sql
-        .raw(
-          index.def.replace(
-            /^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+/,
-            `CREATE $1INDEX ${name} ON ${next}`,
-          ),
-        )
-        .execute(db);
-      // (The primary key's index becomes the new table's primary key, as the parent's requires.)
-      if (index.constraint)
-        await sql`alter table ${sql.table(next)} add constraint ${sql.id(name)} primary key using index ${sql.id(name)}`.execute(
-          db,
-        );
-    }
-    // (So that attaching it need not scan it for its partition constraint.)
-    await sql`alter table ${sql.table(next)} add constraint ${sql.id(`${next}_${suffix}_chain`)}
-      check (chain_id = ${sql.lit(chainId)})`.execute(db);
-    await sql`analyze ${sql.table(next)}`.execute(db);
+    // (Each in one process: parallel workers cost 40 % more CPU for a build of 400k rows, for 10 % less
+    // time, and the reads and the other chains' refreshes share the same cores.)
+    await db.transaction().execute(async (trx) => {
+      await sql`set local max_parallel_maintenance_workers = 0`.execute(trx);
+      const { rows: indexes } = await sql<{ def: string; constraint: string | null }>`
+        select pg_get_indexdef(i.indexrelid) as def, c.conname as constraint from pg_index i
+        left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
+        where i.indrelid = 'token_market'::regclass order by i.indexrelid`.execute(trx);
+      for (const [n, index] of indexes.entries()) {
+        const name = `${next}_${suffix}_${n}`;
+        await sql
+          .raw(
+            index.def.replace(
+              /^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+/,
+              `CREATE $1INDEX ${name} ON ${next}`,
+            ),
+          )
+          .execute(trx);
+        // (The primary key's index becomes the new table's primary key, as the parent's requires.)
+        if (index.constraint)
+          await sql`alter table ${sql.table(next)} add constraint ${sql.id(name)} primary key using index ${sql.id(name)}`.execute(
+            trx,
+          );
+      }
+      // (So that attaching it need not scan it for its partition constraint.)
+      await sql`alter table ${sql.table(next)} add constraint ${sql.id(`${next}_${suffix}_chain`)}
+        check (chain_id = ${sql.lit(chainId)})`.execute(trx);
+      await sql`analyze ${sql.table(next)}`.execute(trx);
+    });
     // The swap waits for reads under way and holds up the ones after it: it gives up after a second
     // and tries again, rather than stall reads behind a long one.
     for (let attempt = 1; ; attempt++) {
