@@ -5,6 +5,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { refreshFields } from '../src/indexer/indexer.ts';
+import {
+  marketCap,
+  marketCapSql,
+  pricePerToken,
+  quoteRank,
+  quoteRankSql,
+  quoteUnit,
+} from '../src/indexer/marketData.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
@@ -288,6 +296,45 @@ describe('a metadata update at scale', () => {
 });
 
 describe('market refresh of most of a chain', () => {
+  it("computes the quiet tokens' ranks in the database exactly as the refresh's own arithmetic does", async () => {
+    // Seeded inputs over the whole range: prices both ways round, zero, supplies and reserves from 1 raw
+    // unit to past 2^53 millionths of a unit, quotes of 0 to 18 decimals.
+    let seed = 7n;
+    const next = (bits: bigint) => {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % (1n << 64n);
+      return (seed * (seed >> 7n)) % (1n << bits);
+    };
+    const cases = Array.from({ length: 3000 }, (_, i) => ({
+      sqrt: i % 97 === 0 ? 0n : next(BigInt(40 + (i % 120))),
+      supply: next(BigInt(1 + (i % 100))),
+      reserve: i % 89 === 0 ? 0n : next(BigInt(1 + (i % 110))),
+      tokenIs0: i % 2 === 0,
+      decimals: [0, 2, 6, 8, 18][i % 5] as number,
+    }));
+    const token = (c: (typeof cases)[number]) => (c.tokenIs0 ? `0x${'1'.repeat(40)}` : `0x${'f'.repeat(40)}`);
+    const quote = `0x${'a'.repeat(40)}`;
+    const values = sql.join(
+      cases.map(
+        (c, i) =>
+          sql`(${i}::integer, ${c.sqrt.toString()}::numeric, ${c.supply.toString()}::numeric, ${c.reserve.toString()}::numeric, ${c.tokenIs0}::boolean, ${quoteUnit(c.decimals)}::numeric)`,
+      ),
+    );
+    const { rows } = await sql<{ i: number; cap: number; liquidity: number }>`select i,
+        ${quoteRankSql(marketCapSql(sql`sqrt`, sql`supply`, sql`token_is_0`), sql`unit`)} as cap,
+        ${quoteRankSql(sql`reserve`, sql`unit`)} as liquidity
+      from (values ${values}) as v (i, sqrt, supply, reserve, token_is_0, unit) order by i`.execute(
+      database.db,
+    );
+    const expected = cases.map((c, i) => ({
+      i,
+      cap: quoteRank(marketCap(pricePerToken(c.sqrt, token(c), quote), c.supply), c.decimals),
+      liquidity: quoteRank(c.reserve, c.decimals),
+    }));
+    expect(rows).toEqual(expected);
+    // (Not a vacuous match: the inputs give many distinct figures.)
+    expect(new Set(rows.map((r) => r.cap)).size).toBeGreaterThan(2000);
+  });
+
   it('builds the chain partition anew, with the rows that updating each one gives', async () => {
     const db = database.db;
     const chainId = 143;

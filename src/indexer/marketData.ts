@@ -3,7 +3,7 @@
 // USD values exist where the quote is a stablecoin (1 unit = 1 USD) or the native currency or WETH (the
 // chain's native USD price of the last refresh); they are null otherwise, and such tokens rank last in
 // USD orders.
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.ts';
 
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
@@ -39,6 +39,24 @@ export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string
 /** Market cap in raw quote units: price × supply (supply in raw token units). */
 export function marketCap(priceScaled: bigint, supply: bigint): bigint {
   return (priceScaled * supply) / 10n ** 18n / PRICE_SCALE;
+}
+
+/**
+ * marketCap(pricePerToken(sqrt, token, quote), supply) in SQL, over numeric `sqrt` and `supply` and a
+ * boolean `tokenIs0` (the token's address below the quote's), for a refresh that computes most of a
+ * chain's rows in the database. The same integer steps, each truncated as BigInt division truncates.
+ */
+export function marketCapSql(
+  sqrt: Expression<unknown>,
+  supply: Expression<unknown>,
+  tokenIs0: Expression<unknown>,
+) {
+  const q192 = sql.raw(`${1n << 192n}::numeric`);
+  const wholeScaled = sql.raw(`${10n ** 18n * PRICE_SCALE}::numeric`);
+  const price = sql`case when ${sqrt} = 0 then 0::numeric
+    when ${tokenIs0} then div(${sqrt} * ${sqrt} * ${wholeScaled}, ${q192})
+    else div(${q192} * ${wholeScaled}, ${sqrt} * ${sqrt}) end`;
+  return sql`div(div(${price} * ${supply}, ${sql.raw(`${10n ** 18n}::numeric`)}), ${sql.raw(`${PRICE_SCALE}::numeric`)})`;
 }
 
 /** Half-life of a trade's weight in the trending score. */
@@ -79,6 +97,16 @@ export function quoteRank(raw: bigint, decimals: number): number {
   return Number(decimal(raw, decimals, 6));
 }
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * quoteRank in SQL: a numeric raw amount times its quote's `unit` (10^-decimals, an exact numeric), cut
+ * to 6 places; the cast to double reads the decimal text as Number() does (correctly rounded).
+ */
+export const quoteRankSql = (raw: Expression<unknown>, unit: Expression<unknown>) =>
+  sql<number>`trunc(${raw} * ${unit}, 6)::double precision`;
+
+/** A quote's `unit` for quoteRankSql: 10^-decimals as exact numeric text. */
+export const quoteUnit = (decimals: number) => (decimals === 0 ? '1' : `0.${'0'.repeat(decimals - 1)}1`);
 
 /** Where a token's USD price comes from, by its quote currency (kept per row as usd_source). */
 export const USD_SOURCE = { none: 0, stablecoin: 1, native: 2 } as const;

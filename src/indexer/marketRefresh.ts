@@ -35,8 +35,11 @@ import {
   type Activity,
   decimal,
   marketCap,
+  marketCapSql,
   pricePerToken,
   quoteRank,
+  quoteRankSql,
+  quoteUnit,
   roundScore,
   TRENDING_CAP_PER_TRADER,
   trendingWeight,
@@ -94,13 +97,16 @@ export async function refreshMarket(opts: {
         : USD_SOURCE.none;
   await setUnknownSources(database, chainId, sourceOf);
   // Each quote currency's decimals and USD source, looked up once a refresh.
-  const quotes = new Map<string, { decimals: number; source: UsdSource }>();
-  const quoteOf = (token: { suite_id: string; quote_address: string }) => {
-    const key = `${token.suite_id}/${token.quote_address}`;
+  const quotes = new Map<
+    string,
+    { suite_id: string; quote_address: string; decimals: number; source: UsdSource }
+  >();
+  const quoteOf = ({ suite_id, quote_address }: { suite_id: string; quote_address: string }) => {
+    const key = `${suite_id}/${quote_address}`;
     let quote = quotes.get(key);
     if (!quote) {
-      const decimals = deployments.quote(chainId, token.suite_id, token.quote_address)?.decimals ?? 18;
-      quote = { decimals, source: sourceOf(token) };
+      const decimals = deployments.quote(chainId, suite_id, quote_address)?.decimals ?? 18;
+      quote = { suite_id, quote_address, decimals, source: sourceOf({ suite_id, quote_address }) };
       quotes.set(key, quote);
     }
     return quote;
@@ -113,7 +119,7 @@ export async function refreshMarket(opts: {
     .leftJoin('token_market as m', (j) =>
       j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
     )
-    .select('t.address')
+    .select(['t.address', 't.suite_id', 't.quote_address'])
     .where('t.chain_id', '=', chainId)
     .where((eb) =>
       eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
@@ -147,9 +153,9 @@ export async function refreshMarket(opts: {
     addresses.length >= PARTITION_BUILD_ROWS &&
     addresses.length * 2 >= (await chainTokens());
   const every = build && addresses.length >= (await chainTokens());
-  /** The recomputed rows, CHUNK tokens at a time, each chunk handed to `put`. */
-  const recomputed = async (put: (rows: TokenMarketTable[]) => Promise<void>) => {
-    for await (const tokens of marketInputs(database, chainId, every ? 'every' : addresses)) {
+  /** The recomputed rows of the tokens `due`, CHUNK tokens at a time, each chunk handed to `put`. */
+  const recomputed = async (due: string[], put: (rows: TokenMarketTable[]) => Promise<void>) => {
+    for await (const tokens of marketInputs(database, chainId, due)) {
       const chunk = tokens.map((t) => t.address);
       const recent = await recentFigures(
         database,
@@ -198,8 +204,20 @@ export async function refreshMarket(opts: {
       await put(rows);
     }
   };
-  if (build) await rebuildMarketPartition(database, chainId, recomputed, every);
-  else await recomputed((rows) => upsertMarket(database, rows));
+  if (every)
+    await rebuildMarketPartition(
+      database,
+      chainId,
+      async (put, table) => {
+        const at = { chainId, windowBlock, through, nowMs: opts.nowMs };
+        // (The quote currencies of the tokens computed in full, which in a full refresh are all.)
+        for (const token of recompute) quoteOf(token);
+        await recomputed(await writeQuietRows(database, table, at, quotes), put);
+      },
+      true,
+    );
+  else if (build) await rebuildMarketPartition(database, chainId, (put) => recomputed(addresses, put));
+  else await recomputed(addresses, (rows) => upsertMarket(database, rows));
   const next = {
     usd_sources: await usdSourcesOf(database, chainId),
     refreshed_at: opts.nowMs,
@@ -231,29 +249,17 @@ type MarketInput = Awaited<ReturnType<ReturnType<typeof inputsQuery>['execute']>
   stored_sqrt: string | null;
 };
 
-/**
- * The market inputs of the tokens due, CHUNK at a time: by lists of their addresses, or, when every
- * token of the chain is due, page after page in address order (a page of 400k tokens costs about a
- * third of a list's: 2.4 s against 7.7 s in all for 400k tokens).
- */
+/** The market inputs of the tokens `due`, CHUNK at a time. */
 async function* marketInputs(
   database: Database,
   chainId: ChainId,
-  due: string[] | 'every',
+  due: string[],
 ): AsyncGenerator<MarketInput[]> {
   const db = database.db;
-  let after = ''; // (every: the last address read)
-  for (let i = 0; due === 'every' || i < due.length; i += CHUNK) {
-    const tokens =
-      due === 'every'
-        ? await inputsQuery(db, chainId)
-            .where('t.address', '>', after)
-            .orderBy('t.address')
-            .limit(CHUNK)
-            .execute()
-        : await inputsQuery(db, chainId)
-            .where('t.address', 'in', due.slice(i, i + CHUNK))
-            .execute();
+  for (let i = 0; i < due.length; i += CHUNK) {
+    const tokens = await inputsQuery(db, chainId)
+      .where('t.address', 'in', due.slice(i, i + CHUNK))
+      .execute();
     const untraded = tokens.filter((t) => !t.traded_sqrt).map((t) => t.address);
     const stored = new Map(
       untraded.length === 0
@@ -269,11 +275,59 @@ async function* marketInputs(
           ).map((m) => [m.address, m.sqrt_price_x96]),
     );
     if (tokens.length > 0) yield tokens.map((t) => ({ ...t, stored_sqrt: stored.get(t.address) ?? null }));
-    if (due === 'every') {
-      if (tokens.length < CHUNK) return;
-      after = tokens[tokens.length - 1]?.address ?? after;
-    }
   }
+}
+
+/**
+ * PostgreSQL, every token of the chain due: writes into `table` the rows of the quiet tokens (traded,
+ * but not since the 24 h window began: nothing to sum, nothing to read live), which the database
+ * computes from their totals with the refresh's own arithmetic (marketCapSql, quoteRankSql), and
+ * returns the other tokens, found in the same snapshot, for the refresh to compute. (At 1M tokens,
+ * 95 % are quiet: mapping each in Node was most of a full refresh's time on its one thread.)
+ */
+async function writeQuietRows(
+  database: Database,
+  table: string,
+  at: { chainId: ChainId; windowBlock: number; through: number; nowMs: number },
+  quotes: Map<string, { suite_id: string; quote_address: string; decimals: number; source: UsdSource }>,
+): Promise<string[]> {
+  const { chainId } = at;
+  return database.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      // Each quote currency's unit (10^-decimals) and USD source, as the refresh's quoteOf gives them
+      // (a row of nulls when there is none: then no token is quiet).
+      const rows = [...quotes.values()].map(
+        (q) =>
+          sql`(${q.suite_id}, ${q.quote_address}, ${quoteUnit(q.decimals)}::numeric, ${q.source}::integer)`,
+      );
+      const values = sql`(values ${sql.join(rows.length > 0 ? rows : [sql`(null, null, null::numeric, null::integer)`])})
+        as q (suite_id, quote_address, unit, usd_source)`;
+      const from = sql`tokens t
+        left join token_totals s on s.chain_id = t.chain_id and s.address = t.address
+        left join ${values} on q.suite_id = t.suite_id and q.quote_address = t.quote_address
+        where t.chain_id = ${chainId}`;
+      const quiet = sql`coalesce(s.last_block < ${at.windowBlock} and t.launch_supply <> '0'
+        and s.sqrt_price_x96 is not null and q.usd_source is not null, false)`;
+      const reserve = sql`coalesce(s.reserve_quote_raw, '0')`;
+      const cap = marketCapSql(
+        sql`s.sqrt_price_x96::numeric`,
+        sql`t.launch_supply::numeric`,
+        // (pricePerToken's order of the two addresses: equal-length hex, compared byte by byte.)
+        sql`lower(t.address) collate "C" < lower(t.quote_address) collate "C"`,
+      );
+      await sql`insert into ${sql.table(table)} (chain_id, address, market, sqrt_price_x96,
+          reserve_quote_raw, activity, market_cap_quote, liquidity_quote, volume_24h_quote, usd_source,
+          trending_score, as_of_block, updated_at, rebuild)
+        select t.chain_id, t.address, t.market, s.sqrt_price_x96, ${reserve}, ${NO_ACTIVITY}::text,
+          ${quoteRankSql(cap, sql`q.unit`)}, ${quoteRankSql(sql`${reserve}::numeric`, sql`q.unit`)}, 0,
+          q.usd_source, 0, ${at.through}::bigint, ${at.nowMs}::bigint, 0
+        from ${from} and ${quiet}`.execute(trx);
+      const rest = await sql<{ address: string }>`select t.address from ${from} and not ${quiet}
+        order by t.address`.execute(trx);
+      return rest.rows.map((r) => r.address);
+    });
 }
 
 /** Writes recomputed market rows over the stored ones. */

@@ -449,9 +449,7 @@ async function copyRows(
     data += `${line}\n`;
   }
   const list = columns.map((c) => `"${c}"`).join(', ');
-  await trx.executeQuery(
-    CompiledQuery.raw(`${COPY_MARK}copy "${table}" (${list}) from stdin`, [data]),
-  );
+  await trx.executeQuery(CompiledQuery.raw(`${COPY_MARK}copy "${table}" (${list}) from stdin`, [data]));
 }
 
 /**

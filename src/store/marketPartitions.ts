@@ -12,15 +12,15 @@ const partitionOf = (chainId: number) => `token_market_${chainId}`;
 const SWAP_ATTEMPTS = 5;
 
 /**
- * Builds chain `chainId`'s token_market partition from the rows `fill` puts (the recomputed ones) and,
- * unless `every` token was recomputed, the chain's other rows as they are, with the partitioned table's
- * indexes, then swaps it for the old one. Reads see the old rows until the swap commits, then the new
+ * Builds chain `chainId`'s token_market partition from the recomputed rows (those `fill` puts, or writes
+ * itself into the table it is given) and, unless `every` token was recomputed, the chain's other rows as
+ * they are, with the partitioned table's indexes, then swaps it for the old one. Reads see the old rows until the swap commits, then the new
  * ones; the swap holds the table's lock for a catalog change only.
  */
 export async function rebuildMarketPartition(
   database: Database,
   chainId: number,
-  fill: (put: (rows: TokenMarketTable[]) => Promise<void>) => Promise<void>,
+  fill: (put: (rows: TokenMarketTable[]) => Promise<void>, table: string) => Promise<void>,
   every = false,
 ): Promise<void> {
   const db = database.db;
@@ -31,8 +31,10 @@ export async function rebuildMarketPartition(
   await sql`drop table if exists ${sql.table(next)}`.execute(db);
   await sql`create table ${sql.table(next)} (like token_market including defaults)`.execute(db);
   try {
-    await fill((rows) =>
-      db.transaction().execute((trx) => copyInto(trx, next, rows as unknown as Record<string, unknown>[])),
+    await fill(
+      (rows) =>
+        db.transaction().execute((trx) => copyInto(trx, next, rows as unknown as Record<string, unknown>[])),
+      next,
     );
     if (!every)
       await sql`insert into ${sql.table(next)} select * from ${sql.table(current)} p
