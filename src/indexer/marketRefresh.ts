@@ -283,7 +283,7 @@ async function* marketInputs(
  * but not since the 24 h window began: nothing to sum, nothing to read live), which the database
  * computes from their totals with the refresh's own arithmetic (marketCapSql, quoteRankSql), and
  * returns the other tokens, found in the same snapshot, for the refresh to compute. (At 1M tokens,
- * 95 % are quiet: mapping each in Node was most of a full refresh's time on its one thread.)
+ * about 90 % are quiet: mapping each in Node was most of a full refresh's time on its one thread.)
  */
 async function writeQuietRows(
   database: Database,
