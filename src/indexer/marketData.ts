@@ -28,17 +28,19 @@ export const PRICE_SCALE = 10n ** 18n;
  * sqrtPriceX96 (Uniswap orders currencies by address; the pool price is currency1 per currency0).
  */
 export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string): bigint {
-  const q192 = 1n << 192n;
   const sq = sqrtPriceX96 * sqrtPriceX96;
   if (sq === 0n) return 0n;
   const tokenIs0 = BigInt(token) < BigInt(quote);
-  const wholeScaled = 10n ** 18n * PRICE_SCALE;
-  return tokenIs0 ? (sq * wholeScaled) / q192 : (q192 * wholeScaled) / sq;
+  return tokenIs0 ? (sq * WHOLE_SCALED) / Q192 : (Q192 * WHOLE_SCALED) / sq;
 }
+/** 2^192 (a squared sqrtPriceX96's scale), and one whole token (1e18 raw) times PRICE_SCALE. */
+const Q192 = 1n << 192n;
+const WHOLE = 10n ** 18n;
+const WHOLE_SCALED = WHOLE * PRICE_SCALE;
 
 /** Market cap in raw quote units: price × supply (supply in raw token units). */
 export function marketCap(priceScaled: bigint, supply: bigint): bigint {
-  return (priceScaled * supply) / 10n ** 18n / PRICE_SCALE;
+  return (priceScaled * supply) / WHOLE / PRICE_SCALE;
 }
 
 /**
@@ -51,12 +53,11 @@ export function marketCapSql(
   supply: Expression<unknown>,
   tokenIs0: Expression<unknown>,
 ) {
-  const q192 = sql.raw(`${1n << 192n}::numeric`);
-  const wholeScaled = sql.raw(`${10n ** 18n * PRICE_SCALE}::numeric`);
+  const n = (x: bigint) => sql.raw(`${x}::numeric`);
   const price = sql`case when ${sqrt} = 0 then 0::numeric
-    when ${tokenIs0} then div(${sqrt} * ${sqrt} * ${wholeScaled}, ${q192})
-    else div(${q192} * ${wholeScaled}, ${sqrt} * ${sqrt}) end`;
-  return sql`div(div(${price} * ${supply}, ${sql.raw(`${10n ** 18n}::numeric`)}), ${sql.raw(`${PRICE_SCALE}::numeric`)})`;
+    when ${tokenIs0} then div(${sqrt} * ${sqrt} * ${n(WHOLE_SCALED)}, ${n(Q192)})
+    else div(${n(Q192)} * ${n(WHOLE_SCALED)}, ${sqrt} * ${sqrt}) end`;
+  return sql`div(div(${price} * ${supply}, ${n(WHOLE)}), ${n(PRICE_SCALE)})`;
 }
 
 /** Half-life of a trade's weight in the trending score. */

@@ -97,10 +97,7 @@ export async function refreshMarket(opts: {
         : USD_SOURCE.none;
   await setUnknownSources(database, chainId, sourceOf);
   // Each quote currency's decimals and USD source, looked up once a refresh.
-  const quotes = new Map<
-    string,
-    { suite_id: string; quote_address: string; decimals: number; source: UsdSource }
-  >();
+  const quotes = new Map<string, QuoteOf>();
   const quoteOf = ({ suite_id, quote_address }: { suite_id: string; quote_address: string }) => {
     const key = `${suite_id}/${quote_address}`;
     let quote = quotes.get(key);
@@ -234,6 +231,9 @@ export async function refreshMarket(opts: {
   return addresses.length;
 }
 
+/** A quote currency of a chain's tokens, with its decimals and USD source (refreshMarket's quoteOf). */
+type QuoteOf = { suite_id: string; quote_address: string; decimals: number; source: UsdSource };
+
 /** A token and its trades' totals, the inputs of its market row. */
 const inputsQuery = (db: Kysely<Tables>, chainId: ChainId) =>
   db
@@ -289,7 +289,7 @@ async function writeQuietRows(
   database: Database,
   table: string,
   at: { chainId: ChainId; windowBlock: number; through: number; nowMs: number },
-  quotes: Map<string, { suite_id: string; quote_address: string; decimals: number; source: UsdSource }>,
+  quotes: Map<string, QuoteOf>,
 ): Promise<string[]> {
   const { chainId } = at;
   return database.db
