@@ -11,8 +11,6 @@ import pg from 'pg';
 import { numberToHex } from 'viem';
 import { parse } from 'yaml';
 import { RpcEndpoint } from '../src/chain/rpc.ts';
-import { REFRESHES_AT_ONCE } from '../src/indexer/indexer.ts';
-import type { ChainId } from '../src/launchpad/chains.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { devnetEnv, startDevnet } from '../src/devnet/devnet.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
@@ -493,22 +491,14 @@ async function refreshBoth(
   const chains = [8453, 4663, 143, 5042] as const;
   const run = async () => {
     const t = performance.now();
-    // (As the indexer's chains take their turns: REFRESHES_AT_ONCE at a time, in the order they ask.)
-    const queue: ChainId[] = [...chains];
-    let tokens = 0;
-    await Promise.all(
-      Array.from({ length: REFRESHES_AT_ONCE }, async () => {
-        for (let chainId = queue.shift(); chainId !== undefined; chainId = queue.shift())
-          tokens += await refreshMarket({ chainId, endpoint, database, deployments, nowMs: Date.now() });
-      }),
+    const counts = await Promise.all(
+      chains.map((chainId) => refreshMarket({ chainId, endpoint, database, deployments, nowMs: Date.now() })),
     );
-    return { s: (performance.now() - t) / 1000, tokens };
+    return { s: (performance.now() - t) / 1000, tokens: counts.reduce((a, b) => a + b, 0) };
   };
   const t = performance.now();
   await markMarketForRebuild(database);
-  console.log(
-    `\n### Market refresh, the four chains in turn, ${REFRESHES_AT_ONCE} at a time (as the indexer runs them)`,
-  );
+  console.log('\n### Market refresh, the four chains side by side (as the indexers run it)');
   console.log(
     `- (every market row marked for rebuilding in ${((performance.now() - t) / 1000).toFixed(0)} s)`,
   );

@@ -26,7 +26,7 @@ import {
   LaunchFactoryAbi,
   LaunchHookAbi,
 } from '../contracts/artifacts/index.ts';
-import { slots, startIndexer } from '../src/indexer/indexer.ts';
+import { startIndexer } from '../src/indexer/indexer.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { ChainClients } from '../src/chain/clients.ts';
 import { UNISWAP } from '../src/chain/uniswap.ts';
@@ -1283,35 +1283,4 @@ describe('a node too slow for a wide range', () => {
       }
     },
   );
-});
-
-describe("the indexer's market refresh slots", () => {
-  it('runs at most n tasks at a time, answers false to one past them without running it, and frees a slot on failure', async () => {
-    const take = slots(2);
-    const started: number[] = [];
-    const finish: (() => void)[] = [];
-    const task = (i: number) => () =>
-      new Promise<void>((resolve) => {
-        started.push(i);
-        finish.push(resolve);
-      });
-    const first = take(task(1));
-    const second = take(task(2));
-    expect(await take(task(3))).toBe(false);
-    expect(started).toEqual([1, 2]);
-    finish[0]?.();
-    expect(await first).toBe(true);
-    const fourth = take(task(4));
-    expect(started).toEqual([1, 2, 4]);
-    expect(await take(task(5))).toBe(false);
-    finish[1]?.();
-    finish[2]?.();
-    expect([await second, await fourth]).toEqual([true, true]);
-    await expect(take(() => Promise.reject(new Error('refresh failed')))).rejects.toThrow('refresh failed');
-    const after = [take(task(6)), take(task(7))];
-    expect(started).toEqual([1, 2, 4, 6, 7]);
-    finish[3]?.();
-    finish[4]?.();
-    expect(await Promise.all(after)).toEqual([true, true]);
-  });
 });

@@ -1207,32 +1207,6 @@ function journalOf(
 export const DEFAULT_EVENTS_RETAIN = 500_000;
 const PRUNE_EVERY_MS = 60_000;
 
-/**
- * Market refreshes one indexer process runs at a time, whatever its chains. Four chains' full refreshes
- * side by side at 1M tokens cost 67-76 CPU-s against 49 one after another (four database backends
- * contending for two cores, their hash sums spilling), and doubled the token list's p99 meanwhile;
- * one at a time took up to 74 s in the bench. Two: 51-52 s, the list's p99 9.2-9.8 ms.
- */
-export const REFRESHES_AT_ONCE = 2;
-
-/**
- * Slots for `n` tasks at a time: `take(task)` runs it and answers true, or answers false at once while
- * `n` taken tasks still run.
- */
-export function slots(n: number): (task: () => Promise<unknown>) => Promise<boolean> {
-  let busy = 0;
-  return async (task) => {
-    if (busy >= n) return false;
-    busy++;
-    try {
-      await task();
-      return true;
-    } finally {
-      busy--;
-    }
-  };
-}
-
 /** A stable advisory-lock key per chain: one indexer writes a chain at a time (PostgreSQL). */
 const LOCK_BASE = 0x1a0c_0000;
 
@@ -1259,7 +1233,6 @@ export function startIndexer(opts: {
   });
   let stopped = false;
   const pause = () => new Promise((r) => setTimeout(r, opts.pollMs));
-  const refreshTurn = slots(REFRESHES_AT_ONCE);
   /** Indexes until stopped, or until `held` says the lock's connection is gone (then it is retaken). */
   const follow = async (indexer: ChainIndexer, held?: () => Promise<unknown>) => {
     let refreshed = 0;
@@ -1270,14 +1243,10 @@ export function startIndexer(opts: {
       try {
         // Catch up range by range; then refresh market data when it is due, and wait for new blocks.
         if ((await indexer.tick()) > 0 || indexer.moved) continue;
-        // (A chain due while REFRESHES_AT_ONCE others refresh takes its turn at a later poll.)
-        if (
-          Date.now() - refreshed >= opts.marketRefreshMs &&
-          (await refreshTurn(() =>
-            refreshMarket({ ...indexer.source, database: opts.database, nowMs: Date.now() }),
-          ))
-        )
+        if (Date.now() - refreshed >= opts.marketRefreshMs) {
+          await refreshMarket({ ...indexer.source, database: opts.database, nowMs: Date.now() });
           refreshed = Date.now();
+        }
         if (Date.now() - pruned >= PRUNE_EVERY_MS) {
           await indexer.pruneJournal(opts.eventsRetain ?? DEFAULT_EVENTS_RETAIN);
           pruned = Date.now();
