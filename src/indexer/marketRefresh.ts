@@ -111,19 +111,17 @@ export async function refreshMarket(opts: {
 
   // Computed in full: tokens without market data (or without its quote-unit ranks), those a reorg
   // marked, and those with trades in the last 24 h of the previous refresh or since it.
-  const recompute = await withoutParallel(database, (db) =>
-    db
-      .selectFrom('tokens as t')
-      .leftJoin('token_market as m', (j) =>
-        j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
-      )
-      .select(['t.address', 't.suite_id', 't.quote_address'])
-      .where('t.chain_id', '=', chainId)
-      .where((eb) =>
-        eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
-      )
-      .execute(),
-  );
+  const recompute = await db
+    .selectFrom('tokens as t')
+    .leftJoin('token_market as m', (j) =>
+      j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
+    )
+    .select(['t.address', 't.suite_id', 't.quote_address'])
+    .where('t.chain_id', '=', chainId)
+    .where((eb) =>
+      eb.or([eb('m.address', 'is', null), eb('m.rebuild', '=', 1), eb('m.market_cap_quote', 'is', null)]),
+    )
+    .execute();
   const sinceBlock = previous
     ? Math.min(
         previousBlock + 1,
@@ -298,7 +296,6 @@ async function writeQuietRows(
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx); // (see withoutParallel)
       // Each quote currency's unit (10^-decimals) and USD source, as the refresh's quoteOf gives them
       // (a row of nulls when there is none: then no token is quiet).
       const rows = [...quotes.values()].map(
@@ -419,31 +416,14 @@ async function countTokens(database: Database, chainId: ChainId): Promise<number
   return Number(row?.n ?? 0);
 }
 
-/**
- * `read` in a transaction of its own without parallel workers (PostgreSQL). A refresh reads and sums
- * most of a chain's tokens and recent trades: on parallel workers those scans took the cores the
- * gateway's reads were waiting for, and more CPU in all (at 1M tokens, the chains one after another
- * with 8 clients reading: 59-69 s and the token list's p99 11.5 ms meanwhile, against 53-56 s and
- * 7.6-8.5 ms without).
- */
-async function withoutParallel<T>(database: Database, read: (db: Kysely<Tables>) => Promise<T>): Promise<T> {
-  if (database.kind !== 'postgres') return read(database.db);
-  return database.db.transaction().execute(async (trx) => {
-    await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
-    return read(trx);
-  });
-}
-
 /** The block of the last trade of each token traded at or after block `from` (a range of token_totals). */
 async function tradedSince(database: Database, chainId: ChainId, from: number): Promise<Map<string, number>> {
-  const rows = await withoutParallel(database, (db) =>
-    db
-      .selectFrom('token_totals')
-      .select(['address', 'last_block'])
-      .where('chain_id', '=', chainId)
-      .where('last_block', '>=', from)
-      .execute(),
-  );
+  const rows = await database.db
+    .selectFrom('token_totals')
+    .select(['address', 'last_block'])
+    .where('chain_id', '=', chainId)
+    .where('last_block', '>=', from)
+    .execute();
   return new Map(rows.map((r) => [r.address, Number(r.last_block)]));
 }
 
@@ -498,10 +478,7 @@ async function recentFigures(
   const rows = await database.db.transaction().execute(async (trx) => {
     // A hot token has hundreds of thousands of traders a day: their weights fit in memory, not in the
     // default work_mem (else they are sorted on disk).
-    if (database.kind === 'postgres') {
-      await sql`set local work_mem = '128MB'`.execute(trx);
-      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx); // (see withoutParallel)
-    }
+    if (database.kind === 'postgres') await sql`set local work_mem = '128MB'`.execute(trx);
     const window = trx
       .selectFrom('trades')
       .where('chain_id', '=', chainId)
