@@ -23,6 +23,11 @@ export function decimal(raw: bigint, decimals: number, places = 12): string {
 /** Extra precision of prices: a launch token can be worth less than one raw unit of a 6-decimal quote. */
 export const PRICE_SCALE = 10n ** 18n;
 
+/** 2^192 (a squared sqrtPriceX96's scale), and one whole token (1e18 raw) times PRICE_SCALE. */
+const Q192 = 1n << 192n;
+const WHOLE = 10n ** 18n;
+const WHOLE_SCALED = WHOLE * PRICE_SCALE;
+
 /**
  * The price of one whole token (1e18 raw) in raw quote units, times PRICE_SCALE, from the pool's
  * sqrtPriceX96 (Uniswap orders currencies by address; the pool price is currency1 per currency0).
@@ -33,10 +38,6 @@ export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string
   const tokenIs0 = BigInt(token) < BigInt(quote);
   return tokenIs0 ? (sq * WHOLE_SCALED) / Q192 : (Q192 * WHOLE_SCALED) / sq;
 }
-/** 2^192 (a squared sqrtPriceX96's scale), and one whole token (1e18 raw) times PRICE_SCALE. */
-const Q192 = 1n << 192n;
-const WHOLE = 10n ** 18n;
-const WHOLE_SCALED = WHOLE * PRICE_SCALE;
 
 /** Market cap in raw quote units: price × supply (supply in raw token units). */
 export function marketCap(priceScaled: bigint, supply: bigint): bigint {
@@ -87,6 +88,9 @@ function round(x: number, places: number): number {
   return Math.round(x * f) / f;
 }
 
+/** The largest integer a double holds exactly. */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** A raw quote amount in whole quote units as a double, for ranking (stored beside its USD rank). */
 export function quoteRank(raw: bigint, decimals: number): number {
   // (Below 2^53 millionths, their count over 1e6 is the same double as the 6-place decimal's text: both
@@ -97,7 +101,6 @@ export function quoteRank(raw: bigint, decimals: number): number {
   }
   return Number(decimal(raw, decimals, 6));
 }
-const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * quoteRank in SQL: a numeric raw amount times its quote's `unit` (10^-decimals, an exact numeric), cut

@@ -14,8 +14,8 @@ const SWAP_ATTEMPTS = 5;
 /**
  * Builds chain `chainId`'s token_market partition from the recomputed rows (those `fill` puts, or writes
  * itself into the table it is given) and, unless `every` token was recomputed, the chain's other rows as
- * they are, with the partitioned table's indexes, then swaps it for the old one. Reads see the old rows until the swap commits, then the new
- * ones; the swap holds the table's lock for a catalog change only.
+ * they are, with the partitioned table's indexes, then swaps it for the old one. Reads see the old rows
+ * until the swap commits, then the new ones; the swap holds the table's lock for a catalog change only.
  */
 export async function rebuildMarketPartition(
   database: Database,
