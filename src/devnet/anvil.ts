@@ -53,6 +53,20 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /**
+ * Moves anvil's clock forward when it runs behind the wall clock by more than `-offsetS` seconds.
+ * anvil keeps its clock as an offset from the wall clock, fixed from two readings of it in whole
+ * seconds (at start: the genesis time and the time its clock was made; after a stamped block: the stamp
+ * and the time it was mined). When a second ends between them, the clock stays a second behind for
+ * good, and a transaction lands in a block stamped before the time it was sent: a price quoted at the
+ * wall clock in a fee's decay (the anti-snipe surcharge) is then a second too low. `evm_increaseTime`
+ * returns the offset; by 0 it only reads it.
+ */
+async function keepClockAtLeast(rpcUrl: string, offsetS: number): Promise<void> {
+  const offset = Number(await rpc(rpcUrl, 'evm_increaseTime', [0]));
+  if (offset < offsetS) await rpc(rpcUrl, 'evm_increaseTime', [offsetS - offset]);
+}
+
+/**
  * One anvil. With `blockTimeS` > 0 it mines an empty block every so often beside automine (anvil's
  * mixed mining), so the chain's clock moves while it is idle, as a real chain's does; transactions are
  * still mined at once. With `behindS` its clock starts that far behind the wall clock (and stays so until
@@ -108,12 +122,14 @@ export async function startAnvil(
     }
     await new Promise((r) => setTimeout(r, 25));
   }
+  await keepClockAtLeast(rpcUrl, -behindS);
   return {
     chainId,
     rpcUrl,
     async catchUpClock() {
       await rpc(rpcUrl, 'evm_setNextBlockTimestamp', [Math.floor(Date.now() / 1000)]);
       await rpc(rpcUrl, 'evm_mine');
+      await keepClockAtLeast(rpcUrl, 0);
     },
     async stop() {
       if (child.exitCode !== null) return;

@@ -69,8 +69,32 @@ export class TestChain {
   async send(from: Address, to: Address, data: Hex, value = 0n): Promise<TransactionReceipt> {
     const hash = await this.wallet.sendTransaction({ account: from, chain: null, to, data, value });
     const receipt = await this.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
-    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+    if (receipt.status !== 'success')
+      throw new Error(`transaction ${hash} reverted: ${await this.why(receipt)}`);
     return receipt;
+  }
+
+  /** Why a mined transaction reverted: replayed on its block's parent state at its block's time. */
+  private async why(receipt: TransactionReceipt): Promise<string> {
+    const [tx, block] = await Promise.all([
+      this.client.getTransaction({ hash: receipt.transactionHash }),
+      this.client.getBlock({ blockNumber: receipt.blockNumber }),
+    ]);
+    const at = `block ${block.number} at ${block.timestamp} (wall clock ${Math.floor(Date.now() / 1000)})`;
+    try {
+      await this.client.call({
+        account: tx.from,
+        to: tx.to,
+        data: tx.input,
+        value: tx.value,
+        gas: tx.gas,
+        blockNumber: receipt.blockNumber - 1n,
+        blockOverrides: { time: block.timestamp },
+      });
+      return `${at}; replayed, it succeeds (gas used ${receipt.gasUsed} of ${tx.gas})`;
+    } catch (err) {
+      return `${at}; ${(err as Error).message.split('\n').slice(0, 3).join(' ')}`;
+    }
   }
 
   async call(from: Address, to: Address, abi: Abi, functionName: string, args: unknown[], value = 0n) {
