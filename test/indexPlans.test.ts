@@ -353,6 +353,12 @@ describe('market refresh of most of a chain', () => {
         .rows[0]?.n,
     );
     expect(tokens).toBeGreaterThan(10_000);
+    // A quarter of them quoted in currencies the manifest lists (USDC: 6 decimals, a stablecoin;
+    // WMON: 18, unpriced), the rest in the generated suite's native one, which it does not list.
+    await sql`update tokens set suite_id = 'monad-mainnet-launchpad-v4-minimal', quote_address = case
+        when md5(address) < '2' then '0x754704Bc059F8C67012fEd69BC8A327a5aafb603'
+        else '0xEE8c0E9f1BFFb4Eb878d8f15f368A02a35481242' end
+      where chain_id = ${chainId} and md5(address) < '4'`.execute(db);
 
     // Every row marked for rebuilding (a deep reorg's mark): the partition is built anew.
     await sql`update token_market set rebuild = 1 where chain_id = ${chainId}`.execute(db);

@@ -102,7 +102,7 @@ export async function refreshMarket(opts: {
     const key = `${suite_id}/${quote_address}`;
     let quote = quotes.get(key);
     if (!quote) {
-      const decimals = deployments.quote(chainId, suite_id, quote_address)?.decimals ?? 18;
+      const decimals = deployments.quote(chainId, suite_id, quote_address)?.decimals ?? UNLISTED_DECIMALS;
       quote = { suite_id, quote_address, decimals, source: sourceOf({ suite_id, quote_address }) };
       quotes.set(key, quote);
     }
@@ -224,8 +224,12 @@ export async function refreshMarket(opts: {
       chainId,
       async (put, table) => {
         const at = { chainId, windowBlock, through, nowMs: opts.nowMs };
-        for (const pair of await quotePairs(database, chainId)) quoteOf(pair);
-        await recomputed(await writeQuietRows(database, table, at, quotes), put);
+        // (The manifest's quotes; a pair it does not list has quoteOf's defaults, which the
+        // database applies itself: no scan of the chain's tokens for their pairs.)
+        const listed = (manifest?.quotes ?? []).map((q) =>
+          quoteOf({ suite_id: q.suite_id, quote_address: q.address }),
+        );
+        await recomputed(await writeQuietRows(database, table, at, { listed, pegged }), put);
       },
       true,
     );
@@ -246,6 +250,9 @@ export async function refreshMarket(opts: {
     .execute();
   return addresses.length;
 }
+
+/** The decimals of a quote currency the chain's manifest does not list. */
+const UNLISTED_DECIMALS = 18;
 
 /** A quote currency of a chain's tokens, with its decimals and USD source (refreshMarket's quoteOf). */
 type QuoteOf = { suite_id: string; quote_address: string; decimals: number; source: UsdSource };
@@ -305,23 +312,27 @@ async function writeQuietRows(
   database: Database,
   table: string,
   at: { chainId: ChainId; windowBlock: number; through: number; nowMs: number },
-  quotes: Map<string, QuoteOf>,
+  quotes: { listed: QuoteOf[]; pegged: string[] },
 ): Promise<string[]> {
   const { chainId } = at;
   return database.db
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      // Each quote currency's unit (10^-decimals) and USD source, as the refresh's quoteOf gives them
-      // (a row of nulls when there is none: then no token is quiet).
-      const rows = [...quotes.values()].map(
+      // Each listed quote currency's unit (10^-decimals) and USD source, as the refresh's quoteOf gives
+      // them (looked up by address in any case, as the manifest's are); for a pair not listed, quoteOf's
+      // defaults: UNLISTED_DECIMALS, and native when the quote is pegged to it, else none.
+      const rows = quotes.listed.map(
         (q) =>
-          sql`(${q.suite_id}, ${q.quote_address}, ${quoteUnit(q.decimals)}::numeric, ${q.source}::integer)`,
+          sql`(${q.suite_id}, ${q.quote_address.toLowerCase()}, ${quoteUnit(q.decimals)}::numeric, ${q.source}::integer)`,
       );
       const values = sql`(values ${sql.join(rows.length > 0 ? rows : [sql`(null, null, null::numeric, null::integer)`])})
         as q (suite_id, quote_address, unit, usd_source)`;
+      const unit = sql`coalesce(q.unit, ${quoteUnit(UNLISTED_DECIMALS)}::numeric)`;
+      const source = sql`coalesce(q.usd_source, case when t.quote_address in (${sql.join(quotes.pegged)})
+        then ${USD_SOURCE.native}::integer else ${USD_SOURCE.none}::integer end)`;
       const quiet = sql`coalesce(s.last_block < ${at.windowBlock} and t.launch_supply <> '0'
-        and s.sqrt_price_x96 is not null and q.usd_source is not null, false)`;
+        and s.sqrt_price_x96 is not null, false)`;
       // One pass over the chain's tokens and their totals: its rows feed the insert of the quiet ones
       // and the list of the others. (In memory: at the default work_mem, a chain of 400k tokens wrote
       // the join's batches to disk, and these rows would follow. Two passes took 10.8 s of the
@@ -335,10 +346,11 @@ async function writeQuietRows(
       );
       const rest = await sql<{ address: string }>`with u as materialized (
           select t.address, t.market, t.launch_supply, t.quote_address, s.sqrt_price_x96,
-            coalesce(s.reserve_quote_raw, '0') as reserve, q.unit, q.usd_source, ${quiet} as quiet
+            coalesce(s.reserve_quote_raw, '0') as reserve, ${unit} as unit, ${source} as usd_source,
+            ${quiet} as quiet
           from tokens t
           left join token_totals s on s.chain_id = t.chain_id and s.address = t.address
-          left join ${values} on q.suite_id = t.suite_id and q.quote_address = t.quote_address
+          left join ${values} on q.suite_id = t.suite_id and q.quote_address = lower(t.quote_address)
           where t.chain_id = ${chainId}
         ), written as (
           insert into ${sql.table(table)} (chain_id, address, market, sqrt_price_x96, reserve_quote_raw,
@@ -428,16 +440,6 @@ async function setUnknownSources(
     }
     if (rows.length < SOURCE_BATCH) return;
   }
-}
-
-/** The pairs of suite and quote currency the chain's tokens have. */
-async function quotePairs(database: Database, chainId: ChainId) {
-  return database.db
-    .selectFrom('tokens')
-    .select(['suite_id', 'quote_address'])
-    .distinct()
-    .where('chain_id', '=', chainId)
-    .execute();
 }
 
 /** How many tokens the chain has. */
