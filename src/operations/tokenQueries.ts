@@ -88,19 +88,22 @@ const RANKED = {
   volume_24h: { column: 'volume_24h_quote', usd: true },
 } as const;
 type Ranked = (typeof RANKED)[keyof typeof RANKED];
-const MARKET_COLUMNS = [
-  'm.sqrt_price_x96',
-  'm.reserve_quote_raw',
-  'm.activity',
-  'm.market_cap_quote',
-  'm.liquidity_quote',
-  'm.volume_24h_quote',
-  'm.usd_source',
-  'm.trending_score',
-  'm.as_of_block',
-  'm.updated_at',
-  'm.rebuild',
+/** The market row's fields a token record shows, and them read from `token_market as m` or a ranked page. */
+const MARKET_FIELDS = [
+  'sqrt_price_x96',
+  'reserve_quote_raw',
+  'activity',
+  'market_cap_quote',
+  'liquidity_quote',
+  'volume_24h_quote',
+  'usd_source',
+  'trending_score',
+  'as_of_block',
+  'updated_at',
+  'rebuild',
 ] as const;
+const MARKET_COLUMNS = MARKET_FIELDS.map((f) => `m.${f}` as const);
+const RANKED_COLUMNS = MARKET_FIELDS.map((f) => `b.${f}` as const);
 
 /** A query word starting at most this many word rows is rare: its tokens are read and sorted. */
 const RARE = 500;
@@ -461,16 +464,26 @@ async function readTokenPage(
     const branches = rankedBranches(order, chainIds, filters.market, st.byChain, position, unpriced);
     if (branches.length === 0) return Promise.resolve([]);
     const union = branches.reduce((a, b) => a.unionAll(b));
+    // The page merged from the ranges (each with its market rows) first, then only its rows joined to
+    // their tokens. (Joined before the limit, every range's rows were, and to token_market once more,
+    // whose nine indexes of four partitions the planner weighed: for a trending page of four chains,
+    // 849 buffers read and 2.0 ms to plan and run it, now 140 and 0.7 ms.)
+    const keys = db
+      .selectFrom(union.as('u'))
+      .selectAll()
+      .orderBy('u.value', 'desc')
+      .orderBy('u.chain_id', 'desc')
+      .orderBy('u.source', 'desc')
+      .orderBy('u.rank', 'desc')
+      .orderBy('u.address', 'desc')
+      .limit(limit + 1);
     return db
-      .selectFrom(union.as('b'))
+      .selectFrom(keys.as('b'))
       .innerJoin('tokens as t', (j) =>
         j.onRef('t.chain_id', '=', 'b.chain_id').onRef('t.address', '=', 'b.address'),
       )
-      .innerJoin('token_market as m', (j) =>
-        j.onRef('m.chain_id', '=', 'b.chain_id').onRef('m.address', '=', 'b.address'),
-      )
       .selectAll('t')
-      .select(MARKET_COLUMNS)
+      .select(RANKED_COLUMNS)
       .select(['b.value', 'b.source', 'b.rank'])
       .orderBy('b.value', 'desc')
       .orderBy('b.chain_id', 'desc')
@@ -538,6 +551,7 @@ async function readTokenPage(
         let branch = deps.database.db
           .selectFrom('token_market as m')
           .select(['m.chain_id', 'm.address'])
+          .select(MARKET_COLUMNS)
           .select([value.as('value'), sql.lit(source).as('source'), column.as('rank')])
           .where('m.chain_id', '=', chain)
           .where(column, 'is not', null);
