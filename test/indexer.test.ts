@@ -48,13 +48,15 @@ import { SORTABLE_ZERO } from '../src/store/amounts.ts';
 let env: DevnetGateway;
 let base: TestChain;
 let indexer: ReturnType<typeof startIndexer>;
+/**
+ * How often the test's indexer refreshes market data: often enough for the tests' waits, and a period a
+ * ranked walk fits in on a loaded machine (each refresh makes older ranked cursors cursor_stale).
+ */
 const REFRESH_MS = 250;
 
 beforeAll(async () => {
   env = await startDevnetGateway();
   base = new TestChain(env.devnet.chains[0] as DevnetGateway['devnet']['chains'][number]);
-  // (Market data refreshed every 250 ms: often enough for the tests' waits, and a period a ranked walk
-  // fits in on a loaded machine, since each refresh makes older cursors of a ranked list cursor_stale.)
   indexer = startTestIndexer(env.gw, env.devnet, [8453, 4663], REFRESH_MS);
 }, 60_000);
 afterAll(async () => {

@@ -54,6 +54,8 @@ const CHUNK = 2000;
 const PARTITION_BUILD_ROWS = 10_000;
 /** Rows given their usd_source per statement (after the upgrade that added it). */
 const SOURCE_BATCH = 20_000;
+/** The decimals of a quote currency the chain's manifest does not list. */
+const UNLISTED_DECIMALS = 18;
 
 /** Refreshes one chain's market data; returns how many tokens were recomputed. */
 export async function refreshMarket(opts: {
@@ -250,9 +252,6 @@ export async function refreshMarket(opts: {
     .execute();
   return addresses.length;
 }
-
-/** The decimals of a quote currency the chain's manifest does not list. */
-const UNLISTED_DECIMALS = 18;
 
 /** A quote currency of a chain's tokens, with its decimals and USD source (refreshMarket's quoteOf). */
 type QuoteOf = { suite_id: string; quote_address: string; decimals: number; source: UsdSource };

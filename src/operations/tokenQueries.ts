@@ -88,7 +88,7 @@ const RANKED = {
   volume_24h: { column: 'volume_24h_quote', usd: true },
 } as const;
 type Ranked = (typeof RANKED)[keyof typeof RANKED];
-/** The market row's fields a token record shows, and them read from `token_market as m` or a ranked page. */
+/** The market row's fields a token record shows: as columns of `token_market as m`, and of a ranked page `b`. */
 const MARKET_FIELDS = [
   'sqrt_price_x96',
   'reserve_quote_raw',
