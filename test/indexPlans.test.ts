@@ -13,6 +13,7 @@ import {
   quoteRankSql,
   quoteUnit,
 } from '../src/indexer/marketData.ts';
+import type { RpcEndpoint } from '../src/chain/rpc.ts';
 import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
@@ -402,5 +403,38 @@ describe('market refresh of most of a chain', () => {
       ),
     );
     expect(plan).toMatch(/Index (Only )?Scan on token_market_143 using token_market_143_next_\w+ \(rows 5\)/);
+    // The old partition was dropped once swapped out.
+    const { rows: left } = await sql`select 1 from pg_class where relname like 'token_market_143_%'
+      and relkind in ('r', 'p')`.execute(db);
+    expect(left).toEqual([]);
+  });
+
+  it('runs the refreshes asked of one database one at a time, in the order asked', async () => {
+    const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
+    const generated = generatedChainEndpoint();
+    const calls: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    // The first refresh's node holds its block read until released.
+    const endpoint = (name: string) =>
+      ({
+        batchResults: async (batch: { method: string; params: unknown[] }[]) => {
+          calls.push(name);
+          if (name === 'first') await held;
+          return generated.batchResults(batch);
+        },
+      }) as unknown as RpcEndpoint;
+    const refresh = (name: string) =>
+      refreshMarket({ chainId: 143, endpoint: endpoint(name), database, deployments, nowMs: 2 });
+    const first = refresh('first');
+    const second = refresh('second');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(calls).toEqual(['first']);
+    release();
+    await first;
+    const done = calls.length;
+    await second;
+    expect(calls[done]).toBe('second');
+    expect(calls.slice(0, done).every((c) => c === 'first')).toBe(true);
   });
 });

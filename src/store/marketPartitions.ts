@@ -25,10 +25,11 @@ export async function rebuildMarketPartition(
 ): Promise<void> {
   const db = database.db;
   const current = partitionOf(chainId);
-  // (A build that died left its table: it goes. Index names are schema-wide, hence the suffix.)
+  // (A build that died left its tables: they go. Index names are schema-wide, hence the suffix.)
   const next = `${current}_next`;
+  const old = `${current}_old`;
   const suffix = Date.now().toString(36);
-  await sql`drop table if exists ${sql.table(next)}`.execute(db);
+  await sql`drop table if exists ${sql.table(next)}, ${sql.table(old)}`.execute(db);
   await sql`create table ${sql.table(next)} (like token_market including defaults)`.execute(db);
   try {
     await fill(
@@ -70,17 +71,19 @@ export async function rebuildMarketPartition(
       await sql`analyze ${sql.table(next)}`.execute(trx);
     });
     // The swap waits for reads under way and holds up the ones after it: it gives up after a second
-    // and tries again, rather than stall reads behind a long one.
+    // and tries again, rather than stall reads behind a long one. The old partition is dropped after it
+    // commits, out of the lock: unlinking its files (a chain's 400k rows, nine indexes) takes a while.
     for (let attempt = 1; ; attempt++) {
       try {
         await db.transaction().execute(async (trx) => {
           await sql`set local lock_timeout = '1s'`.execute(trx);
           await sql`alter table token_market detach partition ${sql.table(current)}`.execute(trx);
-          await sql`drop table ${sql.table(current)}`.execute(trx);
+          await sql`alter table ${sql.table(current)} rename to ${sql.table(old)}`.execute(trx);
           await sql`alter table ${sql.table(next)} rename to ${sql.table(current)}`.execute(trx);
           await sql`alter table token_market attach partition ${sql.table(current)}
             for values in (${sql.lit(chainId)})`.execute(trx);
         });
+        await sql`drop table ${sql.table(old)}`.execute(db);
         return;
       } catch (err) {
         // 55P03: lock_not_available.
