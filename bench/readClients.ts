@@ -1,10 +1,17 @@
 // The read load of the index bench, in its own process (the bench's own work, a market refresh, must
-// not slow its clients, nor they it), driven by autocannon: a light client, so that on a small machine
-// the server's time is measured rather than the client's. `connections` connections each take the
-// paths in turn; every response's time is kept per path. Runs for `seconds`, or until SIGTERM when
-// `seconds` is 0, then prints [{ p50, p99, n, failed }] (ms, over the 200 answers; `failed`: the
-// others), one per path, as JSON.
+// not slow its clients, nor they it). `connections` clients each take the paths in turn, one request in
+// flight each, in one of two ways:
+// - `rate` > 0 (requests a second, each client): at a fixed offered load (open loop, as wrk2 does). A
+//   client sends each request at its scheduled time; when the one before it is still unanswered then,
+//   the request waits, and that wait counts in its time (the latency a caller at that rate would see,
+//   with no coordinated omission). A client's own timer firing late does not count: that is the
+//   client's time, not the server's.
+// - `rate` 0: as fast as answers come (closed loop, driven by autocannon, a light client): the figure is
+//   the throughput (answers a second); its latencies are the queue the clients themselves make.
+// Runs for `seconds`, or until SIGTERM when `seconds` is 0, then prints [{ p50, p99, n, failed, perS }]
+// (ms, over the 200 answers; `failed`: the others; `perS`: answers a second), one per path, as JSON.
 import autocannon from 'autocannon';
+import http from 'node:http';
 
 interface Options {
   origin: string;
@@ -12,11 +19,10 @@ interface Options {
   headers: Record<string, string>;
   connections: number;
   seconds: number;
+  rate: number;
 }
 
 const opts = JSON.parse(process.argv[2] as string) as Options;
-const requests = opts.paths.map((path) => ({ method: 'GET' as const, path }));
-const base = { url: opts.origin, headers: opts.headers, connections: opts.connections, requests };
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
@@ -24,31 +30,85 @@ let stopped = false;
 let stop: () => void = () => void (stopped = true);
 process.on('SIGTERM', () => stop());
 
-// Warm: the server's JIT and caches in their steady state before anything is kept.
-await autocannon({ ...base, amount: 20 * opts.connections * opts.paths.length });
-
 const times: number[][] = opts.paths.map(() => []);
 const failed: number[] = opts.paths.map(() => 0);
-/** Responses each connection had: its requests take the paths in turn, answered in order. */
-const answered = new Map<object, number>();
-await new Promise<void>((resolve, reject) => {
-  const duration = opts.seconds > 0 ? opts.seconds : 24 * 3600;
-  const run = autocannon({ ...base, duration }, (err) => (err ? reject(err) : resolve()));
-  run.on('response', (client: object, status: number, _bytes: number, ms: number) => {
-    const i = answered.get(client) ?? 0;
-    answered.set(client, i + 1);
-    const path = i % opts.paths.length;
-    if (status === 200) times[path]?.push(ms);
-    else failed[path] = (failed[path] as number) + 1;
-  });
-  stop = () => run.stop();
-  if (stopped) run.stop();
-});
+/** When the kept requests began (after the warm-up). */
+let from = 0;
+await (opts.rate > 0 ? openLoop() : closedLoop());
+const elapsed = (performance.now() - from) / 1000;
 console.log(
   JSON.stringify(
     times.map((t, i) => {
+      const perS = t.length / elapsed;
       t.sort((a, b) => a - b);
-      return { p50: pct(t, 50), p99: pct(t, 99), n: t.length, failed: failed[i] };
+      return { p50: pct(t, 50), p99: pct(t, 99), n: t.length, failed: failed[i], perS };
     }),
   ),
 );
+
+/** One GET on a kept-alive connection of `agent`: its status once the whole body is read. */
+function get(agent: http.Agent, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(new URL(path, opts.origin), { agent, headers: opts.headers }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Each client at `rate` requests a second, their schedules spread over one interval. */
+async function openLoop() {
+  const interval = 1000 / opts.rate;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const client = async (c: number, warm: boolean) => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const t0 = performance.now() + (c * interval) / opts.connections;
+    const end = warm ? t0 + 20 * interval * opts.paths.length : t0 + (opts.seconds || 24 * 3600) * 1000;
+    let answered = 0; // when the request before was answered
+    for (let k = 0; !stopped && t0 + k * interval < end; k++) {
+      const due = t0 + k * interval;
+      const ahead = due - performance.now();
+      if (ahead > 0) await sleep(ahead);
+      const sent = performance.now();
+      const path = k % opts.paths.length;
+      const status = await get(agent, opts.paths[path] as string);
+      // (Sent late because the answer before came after this one was due: the server's time; sent late
+      // by its timer: the client's.)
+      const start = answered > due ? due : sent;
+      answered = performance.now();
+      if (warm) continue;
+      if (status === 200) times[path]?.push(answered - start);
+      else failed[path] = (failed[path] as number) + 1;
+    }
+    agent.destroy();
+  };
+  // Warm: the server's JIT and caches in their steady state before anything is kept.
+  await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, true)));
+  from = performance.now();
+  await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, false)));
+}
+
+/** autocannon's connections, each sending its next request when the last is answered. */
+async function closedLoop() {
+  const requests = opts.paths.map((path) => ({ method: 'GET' as const, path }));
+  const base = { url: opts.origin, headers: opts.headers, connections: opts.connections, requests };
+  await autocannon({ ...base, amount: 20 * opts.connections * opts.paths.length });
+  from = performance.now();
+  /** Responses each connection had: its requests take the paths in turn, answered in order. */
+  const answered = new Map<object, number>();
+  await new Promise<void>((resolve, reject) => {
+    const duration = opts.seconds > 0 ? opts.seconds : 24 * 3600;
+    const run = autocannon({ ...base, duration }, (err) => (err ? reject(err) : resolve()));
+    run.on('response', (client: object, status: number, _bytes: number, ms: number) => {
+      const i = answered.get(client) ?? 0;
+      answered.set(client, i + 1);
+      const path = i % opts.paths.length;
+      if (status === 200) times[path]?.push(ms);
+      else failed[path] = (failed[path] as number) + 1;
+    });
+    stop = () => run.stop();
+    if (stopped) run.stop();
+  });
+}
