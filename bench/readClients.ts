@@ -73,7 +73,8 @@ async function openLoop() {
       if (ahead > 0) await sleep(ahead);
       const sent = performance.now();
       const path = k % opts.paths.length;
-      const status = await get(agent, opts.paths[path] as string);
+      // (A failed request, a reset connection, counts as not 200.)
+      const status = await get(agent, opts.paths[path] as string).catch(() => 0);
       // (Sent late because the answer before came after this one was due: the server's time; sent late
       // by its timer: the client's.)
       const start = answered > due ? due : sent;
