@@ -33,6 +33,7 @@ import {
 } from '../test/support/generatedIndex.ts';
 import { freePortRange } from '../test/support/net.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
+import { paced } from './paced.ts';
 import { startServer, target } from './support.ts';
 import { spawn } from 'node:child_process';
 
@@ -131,22 +132,12 @@ async function readLoad(
 async function measure(call: () => Promise<void>): Promise<Latency> {
   for (let i = 0; i < 20; i++) await call(); // warm
   const ms: number[] = [];
-  const interval = 1000 / RATE;
-  const from = performance.now();
+  const t0 = performance.now();
+  const end = t0 + SECONDS * 1000;
   await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, c) => {
-      let answered = 0;
-      for (let k = 0; k < SECONDS * RATE; k++) {
-        const due = from + (k + c / CLIENTS) * interval;
-        const ahead = due - performance.now();
-        if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
-        const sent = performance.now();
-        await call();
-        const start = answered > due ? due : sent;
-        answered = performance.now();
-        ms.push(answered - start);
-      }
-    }),
+    Array.from({ length: CLIENTS }, (_, c) =>
+      paced({ rate: RATE, t0: t0 + (c * 1000) / RATE / CLIENTS, end }, call, (_k, t) => ms.push(t)),
+    ),
   );
   ms.sort((a, b) => a - b);
   return { p50: pct(ms, 50), p99: pct(ms, 99), n: ms.length };

@@ -2,16 +2,15 @@
 // not slow its clients, nor they it). `connections` clients each take the paths in turn, one request in
 // flight each, in one of two ways:
 // - `rate` > 0 (requests a second, each client): at a fixed offered load (open loop, as wrk2 does). A
-//   client sends each request at its scheduled time; when the one before it is still unanswered then,
-//   the request waits, and that wait counts in its time (the latency a caller at that rate would see,
-//   with no coordinated omission). A client's own timer firing late does not count: that is the
-//   client's time, not the server's.
+//   client sends each request at its scheduled time, and a wait for the answer before it counts in its
+//   time (bench/paced.ts).
 // - `rate` 0: as fast as answers come (closed loop, driven by autocannon, a light client): the figure is
 //   the throughput (answers a second); its latencies are the queue the clients themselves make.
 // Runs for `seconds`, or until SIGTERM when `seconds` is 0, then prints [{ p50, p99, n, failed, perS }]
 // (ms, over the 200 answers; `failed`: the others; `perS`: answers a second), one per path, as JSON.
 import autocannon from 'autocannon';
 import http from 'node:http';
+import { paced } from './paced.ts';
 
 interface Options {
   origin: string;
@@ -61,28 +60,21 @@ function get(agent: http.Agent, path: string): Promise<number> {
 /** Each client at `rate` requests a second, their schedules spread over one interval. */
 async function openLoop() {
   const interval = 1000 / opts.rate;
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const client = async (c: number, warm: boolean) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const t0 = performance.now() + (c * interval) / opts.connections;
     const end = warm ? t0 + 20 * interval * opts.paths.length : t0 + (opts.seconds || 24 * 3600) * 1000;
-    let answered = 0; // when the request before was answered
-    for (let k = 0; !stopped && t0 + k * interval < end; k++) {
-      const due = t0 + k * interval;
-      const ahead = due - performance.now();
-      if (ahead > 0) await sleep(ahead);
-      const sent = performance.now();
-      const path = k % opts.paths.length;
+    const pathOf = (k: number) => k % opts.paths.length;
+    await paced(
+      { rate: opts.rate, t0, end, stopped: () => stopped },
       // (A failed request, a reset connection, counts as not 200.)
-      const status = await get(agent, opts.paths[path] as string).catch(() => 0);
-      // (Sent late because the answer before came after this one was due: the server's time; sent late
-      // by its timer: the client's.)
-      const start = answered > due ? due : sent;
-      answered = performance.now();
-      if (warm) continue;
-      if (status === 200) times[path]?.push(answered - start);
-      else failed[path] = (failed[path] as number) + 1;
-    }
+      (k) => get(agent, opts.paths[pathOf(k)] as string).catch(() => 0),
+      (k, ms, status) => {
+        if (warm) return;
+        if (status === 200) times[pathOf(k)]?.push(ms);
+        else failed[pathOf(k)] = (failed[pathOf(k)] as number) + 1;
+      },
+    );
     agent.destroy();
   };
   // Warm: the server's JIT and caches in their steady state before anything is kept.
