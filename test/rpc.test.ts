@@ -9,6 +9,8 @@ import { AnswerTooLarge, MAX_ANSWER_BYTES, RpcEndpoint } from '../src/chain/rpc.
 let server: http.Server;
 let url: string;
 let huge = true;
+/** MiB of the answer's string when huge (one past the transport's limit unless a test sets it). */
+let answerMiB = MAX_ANSWER_BYTES / 2 ** 20 + 1;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -16,9 +18,9 @@ beforeAll(async () => {
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       if (!huge) return response.end('{"jsonrpc":"2.0","id":0,"result":"0x2a"}');
-      // A JSON string one MiB past the limit, sent in 1 MiB pieces while the client reads.
+      // A JSON string of answerMiB MiB, sent in 1 MiB pieces while the client reads.
       const piece = Buffer.alloc(2 ** 20, 'a');
-      let left = MAX_ANSWER_BYTES / 2 ** 20 + 1;
+      let left = answerMiB;
       response.write('{"jsonrpc":"2.0","id":0,"result":"');
       const more = () => {
         while (left > 0) {
@@ -46,5 +48,19 @@ describe('a node answering more than the transport reads', () => {
     await expect(endpoint.request('eth_getLogs', [{}])).rejects.toBeInstanceOf(AnswerTooLarge);
     huge = false;
     expect(await endpoint.request('eth_blockNumber', [])).toEqual({ ok: true, result: '0x2a' });
+  }, 60_000);
+
+  it('fails a batch past the limit it was given (a range read), while the same answer is read without one', async () => {
+    const endpoint = new RpcEndpoint(url, 60_000);
+    huge = true;
+    answerMiB = 2;
+    const batch = [{ method: 'eth_getLogs', params: [{}] }];
+    const refused = endpoint.batch(batch, 2 ** 20);
+    await expect(refused).rejects.toBeInstanceOf(AnswerTooLarge);
+    await expect(refused).rejects.toThrow('larger than 1 MiB');
+    // (The test node answers a batch with one object: read whole, then refused as malformed.)
+    await expect(endpoint.batch(batch)).rejects.toThrow('malformed');
+    const whole = await endpoint.request('eth_getLogs', [{}]);
+    expect(whole.ok && (whole.result as string).length).toBe(2 * 2 ** 20);
   }, 60_000);
 });

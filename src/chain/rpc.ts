@@ -27,10 +27,10 @@ export class UpstreamFailure extends Error {
 /** The largest answer read from a node: past it the answer is dropped (a string can hold 512 MiB). */
 export const MAX_ANSWER_BYTES = 256 * 2 ** 20;
 
-/** A node's answer larger than MAX_ANSWER_BYTES: asking for less may work (fewer blocks, fewer calls). */
+/** A node's answer larger than the request's limit: asking for less may work (fewer blocks, fewer calls). */
 export class AnswerTooLarge extends UpstreamFailure {
-  constructor() {
-    super('invalid', `the node's answer was larger than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`);
+  constructor(limit = MAX_ANSWER_BYTES) {
+    super('invalid', `the node's answer was larger than ${limit / 2 ** 20} MiB`);
   }
 }
 
@@ -75,10 +75,14 @@ export class RpcEndpoint {
     return result;
   }
 
-  /** Several requests in one HTTP round trip, results in request order. */
-  async batch(requests: RpcRequest[]): Promise<RpcResult[]> {
+  /**
+   * Several requests in one HTTP round trip, results in request order; an answer past `maxBytes` (at
+   * most MAX_ANSWER_BYTES) fails with AnswerTooLarge.
+   */
+  async batch(requests: RpcRequest[], maxBytes = MAX_ANSWER_BYTES): Promise<RpcResult[]> {
     const json = await this.post(
       requests.map((r, id) => ({ jsonrpc: '2.0', id, method: r.method, params: r.params })),
+      maxBytes,
     );
     // Nodes may answer a batch in any order; match by id.
     if (!Array.isArray(json)) throw new UpstreamFailure('invalid', 'the node sent a malformed answer');
@@ -95,9 +99,9 @@ export class RpcEndpoint {
   }
 
   /** A batch whose every request must succeed: the results, or an error naming the failed method. */
-  async batchResults<T>(requests: RpcRequest[]): Promise<T[]> {
+  async batchResults<T>(requests: RpcRequest[], maxBytes = MAX_ANSWER_BYTES): Promise<T[]> {
     if (requests.length === 0) return [];
-    return resultsOf(requests, await this.batch(requests)) as T[];
+    return resultsOf(requests, await this.batch(requests, maxBytes)) as T[];
   }
 
   /**
@@ -125,11 +129,11 @@ export class RpcEndpoint {
     return results.flat();
   }
 
-  private async post(body: unknown): Promise<unknown> {
+  private async post(body: unknown, maxBytes = MAX_ANSWER_BYTES): Promise<unknown> {
     const started = performance.now();
     const method = String((Array.isArray(body) ? body[0] : body)?.method ?? 'unknown');
     try {
-      const answer = await this.send(body);
+      const answer = await this.send(body, Math.min(maxBytes, MAX_ANSWER_BYTES));
       telemetry.rpc(this.chainId, method, (performance.now() - started) / 1000, 'ok');
       return answer;
     } catch (err) {
@@ -138,9 +142,9 @@ export class RpcEndpoint {
     }
   }
 
-  private async send(body: unknown): Promise<unknown> {
+  private async send(body: unknown, maxBytes: number): Promise<unknown> {
     this.roundTrips++;
-    const text = await postJson(this.url, JSON.stringify(body), this.timeoutMs);
+    const text = await postJson(this.url, JSON.stringify(body), this.timeoutMs, maxBytes);
     try {
       return JSON.parse(text);
     } catch {
@@ -153,7 +157,7 @@ export class RpcEndpoint {
  * POSTs a JSON body and resolves with the answer's text. Rejects with UpstreamFailure: `timeout` when
  * no complete answer came in time, `unreachable` when no answer came at all, `invalid` for a non-2xx.
  */
-function postJson(url: string, payload: string, timeoutMs: number): Promise<string> {
+function postJson(url: string, payload: string, timeoutMs: number, maxBytes: number): Promise<string> {
   // Not AbortSignal.timeout: its timer cannot be cancelled, and firing after an answer it still builds a
   // DOMException with a stack (about 12 µs per call, for nothing).
   const controller = new AbortController();
@@ -161,9 +165,9 @@ function postJson(url: string, payload: string, timeoutMs: number): Promise<stri
   const { signal } = controller;
   // A kept-alive socket the node closed as we reused it: send once more on a fresh one (the gateway's
   // calls are all reads, so repeating one is safe).
-  return attempt(url, payload, signal, true)
+  return attempt(url, payload, signal, maxBytes, true)
     .catch((err: unknown) => {
-      if (err instanceof Retry) return attempt(url, payload, signal, false);
+      if (err instanceof Retry) return attempt(url, payload, signal, maxBytes, false);
       throw err;
     })
     .finally(() => clearTimeout(timer));
@@ -171,7 +175,13 @@ function postJson(url: string, payload: string, timeoutMs: number): Promise<stri
 
 class Retry extends Error {}
 
-function attempt(url: string, payload: string, signal: AbortSignal, mayRetry: boolean): Promise<string> {
+function attempt(
+  url: string,
+  payload: string,
+  signal: AbortSignal,
+  maxBytes: number,
+  mayRetry: boolean,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const fail = (err: unknown, kind: UpstreamKind, message: string) =>
       reject(
@@ -199,19 +209,19 @@ function attempt(url: string, payload: string, signal: AbortSignal, mayRetry: bo
           let chunks: Buffer[] = [];
           let bytes = 0;
           response.on('data', (chunk: Buffer) => {
-            if (bytes > MAX_ANSWER_BYTES) return;
+            if (bytes > maxBytes) return;
             bytes += chunk.length;
-            if (bytes <= MAX_ANSWER_BYTES) chunks.push(chunk);
+            if (bytes <= maxBytes) chunks.push(chunk);
             else {
               // Dropped at once (the rest is not read): the request fails, the process stays up.
               chunks = [];
-              reject(new AnswerTooLarge());
+              reject(new AnswerTooLarge(maxBytes));
               request.destroy();
             }
           });
           response.on('error', (err) => fail(err, 'invalid', 'the node sent a malformed answer'));
           response.on('end', () => {
-            if (bytes > MAX_ANSWER_BYTES) return;
+            if (bytes > maxBytes) return;
             const status = response.statusCode ?? 0;
             if (status < 200 || status > 299) {
               reject(new UpstreamFailure('invalid', 'the node sent a malformed answer'));

@@ -21,6 +21,7 @@ import * as A from '../../contracts/artifacts/index.ts';
 import type { ChainClients } from '../chain/clients.ts';
 import {
   AnswerTooLarge,
+  MAX_ANSWER_BYTES,
   type RpcEndpoint,
   type RpcRequest,
   resultsOf,
@@ -141,6 +142,15 @@ const RANGE = 2_000;
  * answer, often 10,000, applies to each request; a range it refuses is halved.)
  */
 const RANGE_LOGS = 20_000;
+/**
+ * The largest answer a range's log reads take (about 3x RANGE_LOGS of logs at ~1 KB of JSON each): a
+ * burst after a quiet stretch, which grew the range, is refused early and read again in an eighth of the
+ * blocks, rather than parsed whole (a 250 MB answer held ~1 GB). A range of one block may take up to
+ * MAX_ANSWER_BYTES, since it cannot be split.
+ */
+const RANGE_ANSWER_BYTES = 64 * 2 ** 20;
+/** The answer limit of a range's log reads, by the blocks it spans. */
+const answerLimit = (blocks: number) => (blocks > 1 ? RANGE_ANSWER_BYTES : MAX_ANSWER_BYTES);
 /** Blocks of an indexer's first range. */
 const FIRST_SPAN = 8;
 
@@ -566,7 +576,8 @@ export class ChainIndexer {
       to > through ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
     // The range's swaps come alone and first: their transactions (the traders) are its
     // largest read, and they are asked for while the rest of its logs come.
-    const swaps = range ? this.swaps(range, [...poolManagers]) : undefined;
+    const limit = answerLimit(to - through);
+    const swaps = range ? this.swaps(range, [...poolManagers], limit) : undefined;
     const tokenEvents = range && this.manyTokens ? this.tokenEvents(through + 1, to) : undefined;
     tokenEvents?.catch(() => {}); // awaited in apply, or dropped with the range
     const requests: RpcRequest[] = [
@@ -587,7 +598,7 @@ export class ChainIndexer {
           ]
         : []),
     ];
-    const answers = await this.endpoint.batch(requests);
+    const answers = await this.endpoint.batch(requests, limit);
     const [headHex] = resultsOf(requests.slice(0, 1), answers.slice(0, 1)) as [Hex];
     const head = Number(BigInt(headHex));
     if (!swaps || head < to) return { head, swaps };
@@ -599,7 +610,7 @@ export class ChainIndexer {
    * The range's Swap logs of the followed PoolManagers, asked for alone with the node's head, and the
    * senders of their transactions (the traders), asked for as soon as the logs come.
    */
-  private swaps(range: { fromBlock: Hex; toBlock: Hex }, poolManagers: Address[]) {
+  private swaps(range: { fromBlock: Hex; toBlock: Hex }, poolManagers: Address[], limit: number) {
     const requests: RpcRequest[] = [
       { method: 'eth_blockNumber', params: [] },
       // An empty address list would follow every contract.
@@ -607,7 +618,7 @@ export class ChainIndexer {
         ? [{ method: 'eth_getLogs', params: [{ ...range, address: poolManagers, topics: [[SWAP_TOPIC]] }] }]
         : []),
     ];
-    const answers = this.endpoint.batchResults<unknown>(requests);
+    const answers = this.endpoint.batchResults<unknown>(requests, limit);
     const head = answers.then(([hex]) => Number(BigInt(hex as Hex)));
     const logs = answers.then(([, list]) => (list ?? []) as Log[]);
     const senders = logs.then(async (list) => {
@@ -634,12 +645,15 @@ export class ChainIndexer {
 
   /** Transfers and metadata updates of blocks from..to from every contract: one request. */
   private async tokenEvents(from: number, to: number): Promise<Log[]> {
-    const [all] = await this.endpoint.batchResults<Log[]>([
-      {
-        method: 'eth_getLogs',
-        params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), topics: [TOKEN_TOPICS] }],
-      },
-    ]);
+    const [all] = await this.endpoint.batchResults<Log[]>(
+      [
+        {
+          method: 'eth_getLogs',
+          params: [{ fromBlock: numberToHex(from), toBlock: numberToHex(to), topics: [TOKEN_TOPICS] }],
+        },
+      ],
+      answerLimit(to - from + 1),
+    );
     return all ?? [];
   }
 
@@ -667,19 +681,22 @@ export class ChainIndexer {
   private async tokenLogs(from: number, to: number, tokens: string[]): Promise<Log[]> {
     const out: Log[] = [];
     for (let i = 0; i < tokens.length; i += 500) {
-      const [chunk] = await this.endpoint.batchResults<Log[]>([
-        {
-          method: 'eth_getLogs',
-          params: [
-            {
-              fromBlock: numberToHex(from),
-              toBlock: numberToHex(to),
-              address: tokens.slice(i, i + 500),
-              topics: [TOKEN_TOPICS],
-            },
-          ],
-        },
-      ]);
+      const [chunk] = await this.endpoint.batchResults<Log[]>(
+        [
+          {
+            method: 'eth_getLogs',
+            params: [
+              {
+                fromBlock: numberToHex(from),
+                toBlock: numberToHex(to),
+                address: tokens.slice(i, i + 500),
+                topics: [TOKEN_TOPICS],
+              },
+            ],
+          },
+        ],
+        answerLimit(to - from + 1),
+      );
       out.push(...(chunk ?? []));
     }
     return out;
