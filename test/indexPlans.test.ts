@@ -1,7 +1,7 @@
 // The plans of the hot indexed reads on PostgreSQL, at a generated index of 100k tokens and 1M trades
 // (the code path of `npm run bench -- index` at a tenth of its scale): every query each read runs
-// is explained (EXPLAIN ANALYZE), and none may scan trades, tokens or holders whole or sort many more
-// rows than its page. Search answers what a whole scan of the names answers, page after page.
+// is explained (EXPLAIN ANALYZE), as planned for its parameters and as the server keeps it once prepared
+// and run again, and none may scan trades, tokens or holders whole or sort many more rows than its page. Search answers what a whole scan of the names answers, page after page.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { refreshFields } from '../src/indexer/indexer.ts';
@@ -21,7 +21,7 @@ import { searchText, searchWords } from '../src/indexer/words.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
 import { generatedChainEndpoint, generateIndex, hotReads } from './support/generatedIndex.ts';
-import { explain, planProblems, planText } from './support/plans.ts';
+import { explain, explainKept, planProblems, planText } from './support/plans.ts';
 import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
 
@@ -76,6 +76,9 @@ async function problemsOf(url: string): Promise<{ status: number; problems: stri
   for (const q of queries) {
     const plan = await explain(database, q.text, q.parameters);
     for (const p of planProblems(plan, 500)) problems.push(`${p}\n${q.text}\n${planText(plan)}`);
+    // The plan the server keeps for it once prepared and run again (a generic one, where it costs less).
+    const kept = await explainKept(database, q.text, q.parameters);
+    for (const p of planProblems(kept, 500)) problems.push(`kept: ${p}\n${q.text}\n${planText(kept)}`);
   }
   return { status: r.statusCode, problems, queries: queries.length };
 }

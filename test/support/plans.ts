@@ -26,6 +26,27 @@ export async function explain(database: Database, text: string, parameters: read
   return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
 }
 
+/**
+ * The plan the server keeps for a query the gateway runs as a prepared statement (store/db.ts): after
+ * five runs, plan_cache_mode may swap the custom plans for one generic plan; this is the plan of the
+ * sixth run, with these parameters (EXPLAIN ANALYZE EXECUTE, on one connection).
+ */
+export async function explainKept(database: Database, text: string, parameters: readonly unknown[]) {
+  const values = parameters.map(literal).join(', ');
+  return database.db.connection().execute(async (conn) => {
+    await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
+    try {
+      for (let i = 0; i < 5; i++) await sql.raw(`execute kept_plan(${values})`).execute(conn);
+      const { rows } = await sql<{
+        'QUERY PLAN': { Plan: PlanNode }[];
+      }>`explain (analyze, format json) ${sql.raw(`execute kept_plan(${values})`)}`.execute(conn);
+      return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+    } finally {
+      await sql`deallocate kept_plan`.execute(conn);
+    }
+  });
+}
+
 const literal = (v: unknown): string =>
   v === null || v === undefined
     ? 'null'
@@ -33,12 +54,18 @@ const literal = (v: unknown): string =>
       ? String(v)
       : `'${String(v).replaceAll("'", "''")}'`;
 
-/** What in a plan does not scale; `sortable` is the most rows a sort may take (a page and its margin). */
+/**
+ * What in a plan does not scale, or costs a page more than its rows: `sortable` is the most rows a sort
+ * may take (a page and its margin).
+ */
 export function planProblems(plan: PlanNode, sortable: number): string[] {
   const out: string[] = [];
   const walk = (n: PlanNode) => {
     if (n['Node Type'] === 'Seq Scan' && BIG.has(n['Relation Name'] ?? ''))
       out.push(`sequential scan of ${n['Relation Name']}`);
+    // Starting parallel workers costs a page read more than the read itself (10-40 ms here).
+    if (n['Node Type'] === 'Gather' || n['Node Type'] === 'Gather Merge')
+      out.push(`parallel workers (${n['Node Type']})`);
     if (n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort') {
       const input = n.Plans?.[0];
       const rows = (input?.['Actual Rows'] ?? input?.['Plan Rows'] ?? 0) * (input?.['Actual Loops'] ?? 1);
