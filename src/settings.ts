@@ -9,6 +9,11 @@ export interface Settings {
   dataDir: string;
   /** postgres://… or undefined for the SQLite file in the data dir. */
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL: `on` sends reads as named prepared statements; `off` sends every statement unnamed (for a
+   * transaction-mode pooler that does not track prepared statements).
+   */
+  databasePrepared: 'on' | 'off';
   keyPrefix: string;
   /** Public base of the gateway (no trailing slash), used for docs links when DOCS_URL is unset. */
   publicUrl: string;
@@ -154,6 +159,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port,
     dataDir: resolve(env.LAUNCHPAD_DATA_DIR || './.launchpad'),
     databaseUrl,
+    databasePrepared: onOff(env, 'DATABASE_PREPARED', 'on'),
     keyPrefix,
     publicUrl,
     docsUrl: trimSlash(env.DOCS_URL || publicUrl),

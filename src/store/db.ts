@@ -465,10 +465,10 @@ const prepares = (text: string) => text.length <= PREPARED_TEXT_MAX && /^(select
  * with parameters): the data goes through pg-copy-streams on the same connection, so inside the same
  * transaction. Reads (select, with) run as named prepared statements, parsed once per connection, so
  * that the server may plan them once (plan_cache_mode decides: a custom plan for each of the first five
- * runs, then the generic plan where it costs no more; planning was 46% of the hot reads' time). Other
- * statements are the client's own.
+ * runs, then the generic plan where it costs no more; planning was 46% of the hot reads' time), unless
+ * `prepared` is false (DATABASE_PREPARED=off). Other statements are the client's own.
  */
-function copyingClient(client: pg.PoolClient): void {
+function copyingClient(client: pg.PoolClient, prepared: boolean): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   /** Statement names by text on this connection; null: run unnamed (see below). */
   const names = new Map<string, string | null>();
@@ -477,7 +477,7 @@ function copyingClient(client: pg.PoolClient): void {
     if (typeof text !== 'string') return query(...args);
     if (!text.startsWith(COPY_MARK)) {
       let name = names.get(text);
-      if (name === undefined && names.size < PREPARED_PER_CONNECTION && prepares(text)) {
+      if (prepared && name === undefined && names.size < PREPARED_PER_CONNECTION && prepares(text)) {
         name = `r${names.size}`;
         names.set(text, name);
       }
@@ -578,6 +578,8 @@ export function addAmountSum(file: SqliteDatabase.Database): void {
 /** Opens the database and migrates it; `onQuery` sees every query's SQL and parameters (tests' plans). */
 export async function openDatabase(opts: {
   databaseUrl?: string;
+  /** `off`: no named prepared statements (see copyingClient). */
+  databasePrepared?: 'on' | 'off';
   dataDir: string;
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }): Promise<Database> {
@@ -592,7 +594,7 @@ export async function openDatabase(opts: {
     pool.on('error', () => {});
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      copyingClient(client);
+      copyingClient(client, opts.databasePrepared !== 'off');
     });
     db = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool }),

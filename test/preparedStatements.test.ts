@@ -1,0 +1,56 @@
+// Reads on PostgreSQL go as named prepared statements (store/db.ts), one per text and connection;
+// DATABASE_PREPARED=off (a transaction-mode pooler that does not keep them) sends none; a prepared
+// `select *` whose table changed under it (another replica's migration) runs again unnamed.
+import { sql } from 'kysely';
+import { describe, expect, inject, it } from 'vitest';
+import { loadSettings } from '../src/settings.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { freshPostgres } from './support/gateway.ts';
+import { tempDir } from './support/tempDir.ts';
+
+async function open(prepared: 'on' | 'off') {
+  const url = await freshPostgres(inject('postgresUrl'));
+  return openDatabase(
+    loadSettings({ LAUNCHPAD_DATA_DIR: tempDir(), DATABASE_URL: url, DATABASE_PREPARED: prepared }),
+  );
+}
+
+describe('reads on PostgreSQL', () => {
+  it('are prepared once per connection, and none with DATABASE_PREPARED=off', async () => {
+    for (const setting of ['on', 'off'] as const) {
+      const database = await open(setting);
+      try {
+        const statements = await database.db.connection().execute(async (conn) => {
+          for (let i = 0; i < 3; i++)
+            await conn.selectFrom('tokens').select('address').where('chain_id', '=', 8453).limit(1).execute();
+          const { rows } = await sql<{
+            statement: string;
+          }>`select statement from pg_prepared_statements`.execute(conn);
+          return rows.map((r) => r.statement);
+        });
+        const tokenReads = statements.filter((s) => s.includes('from "tokens"'));
+        expect(tokenReads, setting).toHaveLength(setting === 'on' ? 1 : 0);
+        if (setting === 'off') expect(statements).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    }
+  });
+
+  it('answers a prepared select * after its table gained a column, unnamed from then on', async () => {
+    const database = await open('on');
+    try {
+      await database.db.connection().execute(async (conn) => {
+        await sql`create table changing (a integer)`.execute(conn);
+        await sql`insert into changing values (1)`.execute(conn);
+        const read = () => sql<Record<string, number>>`select * from changing where a = ${1}`.execute(conn);
+        expect((await read()).rows).toEqual([{ a: 1 }]);
+        await sql`alter table changing add column b integer default 2`.execute(conn);
+        expect((await read()).rows).toEqual([{ a: 1, b: 2 }]);
+        expect((await read()).rows).toEqual([{ a: 1, b: 2 }]);
+      });
+    } finally {
+      await database.close();
+    }
+  });
+});
