@@ -463,39 +463,48 @@ const prepares = (text: string) => text.length <= PREPARED_TEXT_MAX && /^(select
 /**
  * Lets a pool client run COPY_MARK statements as `COPY … FROM STDIN` (kysely only sends statements
  * with parameters): the data goes through pg-copy-streams on the same connection, so inside the same
- * transaction. Reads (select, with) run as named prepared statements, parsed once per connection, so
- * that the server may plan them once (plan_cache_mode decides: a custom plan for each of the first five
- * runs, then the generic plan where it costs no more; planning was 46% of the hot reads' time), unless
- * `prepared` is false (DATABASE_PREPARED=off). Other statements are the client's own.
+ * transaction. Other statements are the client's own.
  */
-function copyingClient(client: pg.PoolClient, prepared: boolean): void {
+function copyingClient(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args as [unknown, unknown[] | undefined];
+    if (typeof text !== 'string' || !text.startsWith(COPY_MARK)) return query(...args);
+    return (async () => {
+      const stream = query(copyFrom(text.slice(COPY_MARK.length))) as ReturnType<typeof copyFrom>;
+      stream.end(String(values?.[0] ?? ''));
+      await once(stream, 'finish');
+      return { command: 'COPY', rowCount: stream.rowCount, rows: [] };
+    })();
+  };
+}
+
+/**
+ * Has a pool client run reads (select, with) as named prepared statements, parsed once per connection,
+ * so that the server may plan them once (plan_cache_mode decides: a custom plan for each of the first
+ * five runs, then the generic plan where it costs no more; planning was 46% of the hot reads' time).
+ * Other statements are the client's own.
+ */
+function preparingClient(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   /** Statement names by text on this connection; null: run unnamed (see below). */
   const names = new Map<string, string | null>();
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [text, values] = args as [unknown, unknown[] | undefined];
     if (typeof text !== 'string') return query(...args);
-    if (!text.startsWith(COPY_MARK)) {
-      let name = names.get(text);
-      if (prepared && name === undefined && names.size < PREPARED_PER_CONNECTION && prepares(text)) {
-        name = `r${names.size}`;
-        names.set(text, name);
-      }
-      if (!name) return query(...args);
-      return query({ name, text, values }).catch((err: unknown) => {
-        // A table whose columns changed under a prepared `select *` (another replica's migration):
-        // this text runs unnamed from now on.
-        if ((err as { code?: string }).code !== '0A000') throw err;
-        names.set(text, null);
-        return query(text, values);
-      });
+    let name = names.get(text);
+    if (name === undefined && names.size < PREPARED_PER_CONNECTION && prepares(text)) {
+      name = `r${names.size}`;
+      names.set(text, name);
     }
-    return (async () => {
-      const stream = query(copyFrom(text.slice(COPY_MARK.length))) as unknown as ReturnType<typeof copyFrom>;
-      stream.end(String(values?.[0] ?? ''));
-      await once(stream, 'finish');
-      return { command: 'COPY', rowCount: stream.rowCount, rows: [] };
-    })();
+    if (!name) return query(...args);
+    return query({ name, text, values }).catch((err: unknown) => {
+      // A table whose columns changed under a prepared `select *` (another replica's migration):
+      // this text runs unnamed from now on.
+      if ((err as { code?: string }).code !== '0A000') throw err;
+      names.set(text, null);
+      return query(text, values);
+    });
   };
 }
 
@@ -578,7 +587,7 @@ export function addAmountSum(file: SqliteDatabase.Database): void {
 /** Opens the database and migrates it; `onQuery` sees every query's SQL and parameters (tests' plans). */
 export async function openDatabase(opts: {
   databaseUrl?: string;
-  /** `off`: no named prepared statements (see copyingClient). */
+  /** `off`: no named prepared statements (see preparingClient). */
   databasePrepared?: 'on' | 'off';
   dataDir: string;
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
@@ -594,7 +603,9 @@ export async function openDatabase(opts: {
     pool.on('error', () => {});
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      copyingClient(client, opts.databasePrepared !== 'off');
+      // (DATABASE_PREPARED=off: every statement unnamed, for a pooler that does not keep them.)
+      if (opts.databasePrepared !== 'off') preparingClient(client);
+      copyingClient(client);
     });
     db = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool }),

@@ -19,11 +19,9 @@ interface PlanNode {
 
 /** The plan of one query (EXPLAIN ANALYZE: actual rows, not estimates). */
 export async function explain(database: Database, text: string, parameters: readonly unknown[]) {
-  const { rows } = await sql<{ 'QUERY PLAN': { Plan: PlanNode }[] }>`explain (analyze, format json) ${sql.raw(
-    // Parameters in place ($1 … $n): EXPLAIN takes none.
-    text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1])),
-  )}`.execute(database.db);
-  return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+  // Parameters in place ($1 … $n): EXPLAIN takes none.
+  const statement = text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1]));
+  return analyzed(database.db, statement);
 }
 
 /**
@@ -32,19 +30,24 @@ export async function explain(database: Database, text: string, parameters: read
  * sixth run, with these parameters (EXPLAIN ANALYZE EXECUTE, on one connection).
  */
 export async function explainKept(database: Database, text: string, parameters: readonly unknown[]) {
-  const values = parameters.map(literal).join(', ');
+  const execute = `execute kept_plan(${parameters.map(literal).join(', ')})`;
   return database.db.connection().execute(async (conn) => {
     await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
     try {
-      for (let i = 0; i < 5; i++) await sql.raw(`execute kept_plan(${values})`).execute(conn);
-      const { rows } = await sql<{
-        'QUERY PLAN': { Plan: PlanNode }[];
-      }>`explain (analyze, format json) ${sql.raw(`execute kept_plan(${values})`)}`.execute(conn);
-      return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
+      for (let i = 0; i < 5; i++) await sql.raw(execute).execute(conn);
+      return await analyzed(conn, execute);
     } finally {
       await sql`deallocate kept_plan`.execute(conn);
     }
   });
+}
+
+/** The plan EXPLAIN ANALYZE gives of a statement (one without parameters). */
+async function analyzed(executor: Database['db'], statement: string): Promise<PlanNode> {
+  const { rows } = await sql<{ 'QUERY PLAN': { Plan: PlanNode }[] }>`explain (analyze, format json) ${sql.raw(
+    statement,
+  )}`.execute(executor);
+  return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
 }
 
 const literal = (v: unknown): string =>
