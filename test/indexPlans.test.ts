@@ -219,6 +219,26 @@ describe('search through tokens launched at one time on one chain', () => {
   });
 });
 
+describe('word counts of search', () => {
+  /** The statements counting word rows that one search of `q` ran (a page of `limit`: not shared). */
+  const countsOf = async (q: string, limit: number) => {
+    captured.length = 0;
+    const url = `/v1/tokens/search?q=${encodeURIComponent(q)}&limit=${limit}`;
+    const r = await app.inject({ url, headers: { 'x-api-key': key } });
+    expect(r.statusCode, r.body).toBe(200);
+    return captured.filter((c) => /count\(\*\)/.test(c.text) && c.text.includes('token_words')).length;
+  };
+
+  it("keeps a common word's count, and counts a rare word at every search", async () => {
+    // "rocket 47": both common (counted up to RARE, then up to SORTED_WORD_ROWS), then kept.
+    await countsOf('rocket 47', 11);
+    expect(await countsOf('rocket 47', 12)).toBe(0);
+    // "4711" (11 tokens): its count lets its rows be read whole, so it is never taken as known.
+    expect(await countsOf('4711', 11)).toBe(1);
+    expect(await countsOf('4711', 12)).toBe(1);
+  });
+});
+
 describe('shared pages', () => {
   it('reads identical list requests close together once, each answered as its own', async () => {
     const url = '/v1/tokens?sort=market_cap&chain_id=143&limit=7';

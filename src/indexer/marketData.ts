@@ -9,11 +9,14 @@ import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.t
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 export type Activity = Record<keyof typeof WINDOWS, { trades: number; volume_quote_raw: string }>;
 
+/** 10^n as bigints, n < 80 (a list's records take them for every figure: made once). */
+const TENS = Array.from({ length: 80 }, (_, n) => 10n ** BigInt(n));
+
 /** A fixed-point decimal string of `raw / 10^decimals` with up to `places` digits after the point. */
 export function decimal(raw: bigint, decimals: number, places = 12): string {
   const negative = raw < 0n;
   const abs = negative ? -raw : raw;
-  const scale = 10n ** BigInt(decimals);
+  const scale = TENS[decimals] ?? 10n ** BigInt(decimals);
   const whole = abs / scale;
   let frac = (abs % scale).toString().padStart(decimals, '0').slice(0, places).replace(/0+$/, '');
   if (decimals === 0) frac = '';

@@ -248,22 +248,51 @@ const PREFIX_WORDS = 16;
 const startsWord = (kind: Database['kind'], alias: 't' | 's', word: string) =>
   sql<boolean>`${sql.raw(kind === 'postgres' ? 'strpos' : 'instr')}(${sql.ref(`${alias}.search_words`)}, ${` ${word}`}) > 0`;
 
-/** How many word rows start with each of `words`, each counted only up to `upTo` (index ranges). */
+/** How long a common word's row count is kept (per database) before it is counted again. */
+const WORD_COUNT_MS = 60_000;
+/** Word counts kept per database at most (the oldest go first). */
+const WORD_COUNTS_KEPT = 1000;
+/** Counts of common words: `n` rows, counted up to `upTo` (n = upTo: at least that many). */
+const wordCountsKept = new WeakMap<Database, Map<string, { n: number; upTo: number; at: number }>>();
+
+/**
+ * How many word rows start with each of `words`, each counted only up to `upTo` (index ranges). A
+ * count above RARE is kept a minute: it only chooses how a page is read (each path reads every
+ * matching row), so a count that grew meanwhile slows a read but never changes its page. A rare
+ * word's count decides that its rows are read whole (RARE of them at most): it is counted each time.
+ */
 async function wordCounts(
   database: Database,
   words: string[],
   chainId?: ChainId,
   upTo = RARE + 1,
 ): Promise<number[]> {
+  let kept = wordCountsKept.get(database);
+  if (!kept) wordCountsKept.set(database, (kept = new Map()));
+  const now = performance.now();
+  const keyOf = (w: string) => `${chainId ?? 0} ${w}`;
+  const known = words.map((w) => {
+    const k = kept.get(keyOf(w));
+    return k && now - k.at <= WORD_COUNT_MS && (k.n < k.upTo || k.upTo >= upTo) ? Math.min(k.n, upTo) : null;
+  });
+  const unknown = words.filter((_, i) => known[i] === null);
+  if (unknown.length === 0) return known as number[];
   const chain = chainId ? sql`and chain_id = ${chainId}` : sql``;
-  const counts = words.map(
+  const counts = unknown.map(
     (w, i) =>
       sql`(select count(*) from (select 1 from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${upTo}) r) as ${sql.ref(`c${i}`)}`,
   );
   const { rows } = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(
     database.db,
   );
-  return words.map((_, i) => Number(rows[0]?.[`c${i}`] ?? 0));
+  const counted = new Map(unknown.map((w, i) => [w, Number(rows[0]?.[`c${i}`] ?? 0)]));
+  for (const [w, n] of counted) {
+    if (n <= RARE) continue;
+    kept.delete(keyOf(w));
+    kept.set(keyOf(w), { n, upTo, at: now });
+    if (kept.size > WORD_COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+  }
+  return words.map((w, i) => known[i] ?? (counted.get(w) as number));
 }
 
 /** The search words starting with `prefix`, up to PREFIX_WORDS + 1: one index seek each (a loose scan). */
