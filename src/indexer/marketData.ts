@@ -5,6 +5,7 @@
 // USD orders.
 import { type Expression, sql } from 'kysely';
 import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.ts';
+import { recentCopy } from '../store/recentCopies.ts';
 
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 export type Activity = Record<keyof typeof WINDOWS, { trades: number; volume_quote_raw: string }>;
@@ -182,9 +183,22 @@ export async function marketOf(
       .where('chain_id', '=', chainId)
       .where('address', '=', token)
       .executeTakeFirst(),
-    database.db.selectFrom('market_state').selectAll().where('chain_id', '=', chainId).executeTakeFirst(),
+    marketStates(database).then((states) => states.find((st) => st.chain_id === chainId)),
   ]);
   return row && marketView(row, state);
+}
+
+/** How long a copy of market_state serves reads (another process's refresh shows within this). */
+const STATE_COPY_MS = 250;
+
+/**
+ * market_state of every chain (the USD prices and ranking version of each chain's last refresh), as of
+ * at most STATE_COPY_MS ago: made again after every index commit and market refresh of this process.
+ */
+export function marketStates(database: Database): Promise<MarketStateTable[]> {
+  return recentCopy(database, 'market_state', STATE_COPY_MS, () =>
+    database.db.selectFrom('market_state').selectAll().orderBy('chain_id').execute(),
+  );
 }
 
 /**

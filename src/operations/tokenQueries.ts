@@ -12,6 +12,7 @@ import {
   hasUsdSource,
   marketOf,
   marketRecord,
+  marketStates,
   type MarketView,
   marketView,
   USD_SOURCE,
@@ -195,12 +196,7 @@ async function marketState(
   version: string;
   warnings: (found: ChainId[]) => string[];
 }> {
-  const rows = await deps.database.db
-    .selectFrom('market_state')
-    .selectAll()
-    .where('chain_id', 'in', [...chainIds])
-    .orderBy('chain_id')
-    .execute();
+  const rows = (await marketStates(deps.database)).filter((r) => chainIds.includes(r.chain_id as ChainId));
   return {
     byChain: new Map(rows.map((r) => [r.chain_id, r])),
     version: rows.map((r) => `${r.chain_id}:${r.refreshed_at}`).join(','),
