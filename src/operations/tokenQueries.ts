@@ -24,14 +24,15 @@ import type { Deployments } from '../launchpad/deployments.ts';
 import { type MetadataDocument, type MetadataDocuments, publicUrlOf } from '../pinning/documents.ts';
 import type { Settings } from '../settings.ts';
 import { amountOfSortable, SORTABLE_ZERO } from '../store/amounts.ts';
-import type {
-  AnnouncementsTable,
-  Database,
-  FeeCreditsTable,
-  MarketStateTable,
-  TokenMarketTable,
-  TokensTable,
-  TradesTable,
+import {
+  type AnnouncementsTable,
+  type Database,
+  type FeeCreditsTable,
+  literalLimit,
+  type MarketStateTable,
+  type TokenMarketTable,
+  type TokensTable,
+  type TradesTable,
 } from '../store/db.ts';
 import { sharedPage } from './sharedPages.ts';
 
@@ -276,7 +277,7 @@ async function wordCounts(
   const chain = chainId ? sql`and chain_id = ${chainId}` : sql``;
   const counts = unknown.map(
     (w, i) =>
-      sql`(select count(*) from (select 1 from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${upTo}) r) as ${sql.ref(`c${i}`)}`,
+      sql`(select count(*) from (select 1 from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${literalLimit(upTo)}) r) as ${sql.ref(`c${i}`)}`,
   );
   const { rows } = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(
     database.db,
@@ -442,7 +443,7 @@ async function readTokenPage(
         const candidates = !paged
           ? rowsOf(sql``)
           : sql`(select s.chain_id, s.address, s.created_at from (${rowsOf(past, false)} order by ${order} offset 0) s
-              where true ${sql.join(others('s', true), sql` `)} order by ${order} fetch first ${limit + 1} rows with ties)
+              where true ${sql.join(others('s', true), sql` `)} order by ${order} fetch first ${literalLimit(limit + 1)} rows with ties)
               ${at ? sql`union all (${rowsOf(sql`and (a.created_at, a.chain_id) = ${at}`)})` : sql``}`;
         where.push(sql`(t.chain_id, t.address) in (select c.chain_id, c.address from (${candidates}) c)`);
         sorted = true;
@@ -453,7 +454,7 @@ async function readTokenPage(
           .where('word', '>=', key.w)
           .where('word', '<', prefixEnd(key.w));
         if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
-        const few = await candidates.limit(RARE).execute();
+        const few = await candidates.limit(literalLimit(RARE)).execute();
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
         where.push(sql`t.address in (${sql.join(few.map((c) => c.address))})`);
       } else if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
@@ -474,7 +475,7 @@ async function readTokenPage(
             .orderBy('s.chain_id', dir)
             .orderBy('s.block_number', dir)
             .orderBy('s.log_index', dir)
-            .limit(limit + 1);
+            .limit(literalLimit(limit + 1));
           return db.selectFrom(walk.as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]);
         });
         const union = walks.reduce((a, b) => a.unionAll(b));
@@ -501,7 +502,7 @@ async function readTokenPage(
       .orderBy('u.source', 'desc')
       .orderBy('u.rank', 'desc')
       .orderBy('u.address', 'desc')
-      .limit(limit + 1);
+      .limit(literalLimit(limit + 1));
     return db
       .selectFrom(keys.as('b'))
       .innerJoin('tokens as t', (j) =>
@@ -515,7 +516,7 @@ async function readTokenPage(
       .orderBy('b.source', 'desc')
       .orderBy('b.rank', 'desc')
       .orderBy('b.address', 'desc')
-      .limit(limit + 1)
+      .limit(literalLimit(limit + 1))
       .execute();
   };
   const rowsOfPage = ranked
@@ -541,7 +542,7 @@ async function readTokenPage(
         .orderBy('t.chain_id', dir)
         .orderBy('t.block_number', dir)
         .orderBy('t.log_index', dir)
-        .limit(limit + 1)
+        .limit(literalLimit(limit + 1))
         .execute();
 
   /**
@@ -603,7 +604,7 @@ async function readTokenPage(
         const ordered = branch
           .orderBy(column, 'desc')
           .orderBy('m.address', 'desc')
-          .limit(limit + 1);
+          .limit(literalLimit(limit + 1));
         return [deps.database.db.selectFrom(ordered.as(`r${chain}_${source}`)).selectAll()];
       }),
     );
@@ -793,7 +794,7 @@ async function rowsOf<T extends 'trades' | 'announcements'>(
   const rows = await query
     .orderBy('block_number', 'desc')
     .orderBy('log_index', 'desc')
-    .limit(limit + 1)
+    .limit(literalLimit(limit + 1))
     .execute();
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -923,7 +924,7 @@ async function readHolders(deps: TokenReadDeps, input: TokenRowsInput) {
     query
       .orderBy('balance', 'desc')
       .orderBy('holder', 'desc')
-      .limit(limit + 1)
+      .limit(literalLimit(limit + 1))
       .execute(),
   ]);
   if (!row) throw notIndexed(chainId, token);

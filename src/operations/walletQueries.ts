@@ -9,7 +9,13 @@ import { Cursors } from '../cursor.ts';
 import { indexedThrough } from '../indexer/indexedThrough.ts';
 import { CHAIN_IDS, CHAINS, type ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
-import type { AnnouncementsTable, Database, TokensTable, TradesTable } from '../store/db.ts';
+import {
+  type AnnouncementsTable,
+  type Database,
+  literalLimit,
+  type TokensTable,
+  type TradesTable,
+} from '../store/db.ts';
 import type { IndexedPage } from './tokenQueries.ts';
 
 export interface WalletReadDeps {
@@ -179,7 +185,7 @@ export async function listWalletActivity(
       .orderBy('chain_id', 'desc')
       .orderBy('block_number', 'desc')
       .orderBy('log_index', 'desc')
-      .limit(limit + 1)
+      .limit(literalLimit(limit + 1))
       .execute();
   };
   const [launches, trades, posts] = (await Promise.all([

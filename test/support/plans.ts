@@ -30,7 +30,9 @@ export async function explain(database: Database, text: string, parameters: read
  * sixth run, with these parameters (EXPLAIN ANALYZE EXECUTE, on one connection).
  */
 export async function explainKept(database: Database, text: string, parameters: readonly unknown[]) {
-  const execute = `execute kept_plan(${parameters.map(literal).join(', ')})`;
+  // (A statement without parameters is executed without parentheses.)
+  const args = parameters.length > 0 ? `(${parameters.map(literal).join(', ')})` : '';
+  const execute = `execute kept_plan${args}`;
   return database.db.connection().execute(async (conn) => {
     await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
     try {
