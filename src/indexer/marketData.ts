@@ -100,7 +100,7 @@ export function quoteRank(raw: bigint, decimals: number): number {
   // (Below 2^53 millionths, their count over 1e6 is the same double as the 6-place decimal's text: both
   // round the same quotient once. A refresh of 1M tokens ranks three amounts of each.)
   if (raw >= 0n && decimals >= 6) {
-    const millionths = raw / 10n ** BigInt(decimals - 6);
+    const millionths = raw / (TENS[decimals - 6] ?? 10n ** BigInt(decimals - 6));
     if (millionths <= MAX_EXACT) return Number(millionths) / 1e6;
   }
   return Number(decimal(raw, decimals, 6));

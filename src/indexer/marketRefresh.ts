@@ -31,7 +31,7 @@ import {
   type TokensTable,
 } from '../store/db.ts';
 import { rebuildMarketPartition } from '../store/marketPartitions.ts';
-import { announceCommitted } from '../store/wakeups.ts';
+import { announceMarketWritten } from '../store/wakeups.ts';
 import {
   type Activity,
   decimal,
@@ -270,7 +270,7 @@ async function refreshChain(opts: RefreshMarketInput): Promise<number> {
     .onConflict((oc) => oc.column('chain_id').doUpdateSet(next))
     .execute();
   // This process's copies of market_state and its shared pages are made again.
-  announceCommitted(database, chainId);
+  announceMarketWritten(database, chainId);
   return addresses.length;
 }
 

@@ -2,6 +2,8 @@
 // emitter; across processes on PostgreSQL through NOTIFY, sent by the writing transaction so that it
 // arrives only once the rows are committed. A wake-up carries nothing but the chain: readers read the
 // journal itself, so a lost wake-up costs latency (they also poll), never an event.
+// In this process only, the same commits (and market refreshes) also drop the copies kept of the index
+// (onCommitted: shared pages, index_state and market_state).
 import { EventEmitter } from 'node:events';
 import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -29,14 +31,20 @@ export async function notifyInTransaction(
   if (database.kind === 'postgres') await sql`select pg_notify(${CHANNEL}, ${String(chainId)})`.execute(trx);
 }
 
-/** After the commit: this process's readers. */
+/** After the commit: this process's journal readers, and what it keeps of the index (onCommitted). */
 export function announceCommitted(database: Database, chainId: number): void {
   emitterOf(database).emit('chain', chainId);
+  emitterOf(database).emit('index', chainId);
 }
 
-/** Calls `onCommit(chainId)` after each commit of an indexer in this process. */
+/** After a market refresh wrote its rows and state: what this process keeps of the index (no journal grew). */
+export function announceMarketWritten(database: Database, chainId: number): void {
+  emitterOf(database).emit('index', chainId);
+}
+
+/** Calls `onCommit(chainId)` after each commit or market refresh of an indexer in this process. */
 export function onCommitted(database: Database, onCommit: (chainId: number) => void): void {
-  emitterOf(database).on('chain', onCommit);
+  emitterOf(database).on('index', onCommit);
 }
 
 /**
