@@ -36,6 +36,12 @@ export function checksum(address: string): Hex {
   return out;
 }
 
+/**
+ * A node's hex quantity (a block number, a log index) as a number: they fit in 53 bits, and parseInt
+ * takes one call where Number(BigInt(hex)) makes a bigint first (millions of them a backfill).
+ */
+export const hexNumber = (hex: string): number => Number.parseInt(hex, 16);
+
 /** Reads one 64-hex-digit word as an input's value; throws on a word that is not hex. */
 type WordReader = (hex: string) => unknown;
 

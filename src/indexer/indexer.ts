@@ -33,7 +33,7 @@ import { type Insertable, sql, type Transaction } from 'kysely';
 import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
 import { addTradeTotals, recountTradeTotals } from './tradeTotals.ts';
-import { checksum, decodeLog, type DecodedEvent } from './decodeLog.ts';
+import { checksum, decodeLog, type DecodedEvent, hexNumber } from './decodeLog.ts';
 import { type ChainText, chainText, chainText32, eventStrings } from './chainText.ts';
 import { searchText, searchWords } from './words.ts';
 import { applyTransfers, readUnknownBalances, undoBalancesAbove } from './holderBalances.ts';
@@ -189,7 +189,7 @@ const num = (v: number | string | bigint) => Number(v);
 function forked(logs: Log[], to: number, toHash: Hex): boolean {
   const hashes = new Map<number, Hex>([[to, toHash]]);
   for (const log of logs) {
-    const number = Number(BigInt(log.blockNumber));
+    const number = hexNumber(log.blockNumber);
     const seen = hashes.get(number);
     if (seen === undefined) hashes.set(number, log.blockHash);
     else if (seen !== log.blockHash) return true;
@@ -214,8 +214,8 @@ interface Pool {
 const positionOf = (chainId: ChainId, log: Log) => ({
   chain_id: chainId,
   tx_hash: log.transactionHash,
-  log_index: Number(BigInt(log.logIndex)),
-  block_number: Number(BigInt(log.blockNumber)),
+  log_index: hexNumber(log.logIndex),
+  block_number: hexNumber(log.blockNumber),
 });
 
 /**
@@ -226,7 +226,7 @@ const positionOf = (chainId: ChainId, log: Log) => ({
 function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools: Map<Hex, Pool>) {
   // The hook's Trade and FeeComponentCredited events by transaction and pool, in log order, for the
   // join below (a transaction may hold hundreds of swaps: each is joined by a binary search).
-  const logIndex = (d: { log: Log }) => Number(BigInt(d.log.logIndex));
+  const logIndex = (d: { log: Log }) => hexNumber(d.log.logIndex);
   const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
   const tradeEvents = new Map<string, Decoded[]>();
   const creditEvents = new Map<string, Decoded[]>();
@@ -256,6 +256,8 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     }
     return lo;
   };
+  /** Whether each pool's token is its currency0. */
+  const currency0 = new Map<Pool, boolean>();
   const credits: Insertable<Tables['fee_credits']>[] = [];
   const trades: { log: Log; row: Insertable<Tables['trades']> & { trader: string; timestamp: number } }[] =
     [];
@@ -303,7 +305,12 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
         });
       }
     }
-    const tokenIs0 = BigInt(token.address) < BigInt(token.quote_address);
+    let tokenIs0 = currency0.get(token);
+    if (tokenIs0 === undefined) {
+      // (Addresses of one length: their lowercase hex orders as their values do.)
+      tokenIs0 = token.address.toLowerCase() < token.quote_address.toLowerCase();
+      currency0.set(token, tokenIs0);
+    }
     const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
     const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
     const fee = t?.totalFeeAmount ?? 0n;
@@ -316,8 +323,8 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
       row: {
         chain_id: chainId,
         tx_hash: log.transactionHash,
-        log_index: Number(BigInt(log.logIndex)),
-        block_number: Number(BigInt(log.blockNumber)),
+        log_index: hexNumber(log.logIndex),
+        block_number: hexNumber(log.blockNumber),
         block_hash: log.blockHash,
         timestamp: 0, // filled in with the block's time
         token: token.address,
@@ -937,7 +944,7 @@ export class ChainIndexer {
       .map(({ log, event }) => {
         const a = event.args as unknown as { from: Address; to: Address; value: bigint };
         const token = checksum(log.address);
-        return { token, from: a.from, to: a.to, value: a.value, block: Number(BigInt(log.blockNumber)) };
+        return { token, from: a.from, to: a.to, value: a.value, block: hexNumber(log.blockNumber) };
       });
     // Balances a reorg (or an older index) left unknown, read at this range's last block.
     const balances = readUnknownBalances(this.database, this.endpoint, this.chainId, toHash);
@@ -1060,8 +1067,8 @@ export class ChainIndexer {
             search_words: searchText(name.text, symbol.text),
             metadata_uri: uri.text,
             raw_hex: rawHexOf({ name: name.raw, symbol: symbol.raw, metadata_uri: uri.raw }),
-            block_number: Number(BigInt(log.blockNumber)),
-            log_index: Number(BigInt(log.logIndex)),
+            block_number: hexNumber(log.blockNumber),
+            log_index: hexNumber(log.logIndex),
             tx_hash: log.transactionHash,
             created_at: timeOf(log),
             current_creator: a.originalCreator,
@@ -1186,10 +1193,10 @@ function journalOf(
   tokenEvents: Decoded[],
 ): JournalEntry[] {
   const at = (log: Log) => ({
-    block_number: Number(BigInt(log.blockNumber)),
+    block_number: hexNumber(log.blockNumber),
     block_hash: log.blockHash,
     tx_hash: log.transactionHash,
-    log_index: Number(BigInt(log.logIndex)),
+    log_index: hexNumber(log.logIndex),
   });
   // A fee credit belongs to its swap's trade: its token, its block hash.
   const tradeOf = new Map(trades.map((t) => [`${t.row.tx_hash}:${t.row.log_index}`, t]));
