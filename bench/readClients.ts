@@ -6,8 +6,12 @@
 //   time (bench/paced.ts).
 // - `rate` 0: as fast as answers come (closed loop, driven by autocannon, a light client): the figure is
 //   the throughput (answers a second); its latencies are the queue the clients themselves make.
-// Runs for `seconds`, or until SIGTERM when `seconds` is 0, then prints [{ p50, p99, n, failed, perS }]
-// (ms, over the 200 answers; `failed`: the others; `perS`: answers a second), one per path, as JSON.
+// Runs for `seconds` outside pauses, or until SIGTERM when `seconds` is 0, then prints [{ p50, p99, n,
+// failed, perS, paused }] (ms, over the 200 answers; `failed`: the others; `perS`: answers a second;
+// `paused`: answers not counted), one per path, as JSON, on the line after `ready`.
+// Pauses: from SIGUSR1 to SIGUSR2 the bench's write load is not ingesting but resetting its rows between
+// passes; a request sent or answered in a pause is sent as any other but not counted, and a pause's time
+// is not in `perS`.
 import autocannon from 'autocannon';
 import http from 'node:http';
 import { paced } from './paced.ts';
@@ -25,22 +29,49 @@ const opts = JSON.parse(process.argv[2] as string) as Options;
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
+/** Pauses that ended ([from, to]), and when the current one began. */
+const pauses: [number, number][] = [];
+let pausedSince: number | undefined;
+process.on('SIGUSR1', () => void (pausedSince ??= performance.now()));
+process.on('SIGUSR2', () => {
+  if (pausedSince !== undefined) pauses.push([pausedSince, performance.now()]);
+  pausedSince = undefined;
+});
+console.log('ready');
+/** Whether a request from `start` to now overlapped a pause. */
+const inPause = (start: number) => pausedSince !== undefined || pauses.some(([, b]) => b >= start);
+/** The time (ms) of pauses since `from`. */
+const pausedMs = (from: number) =>
+  pauses.reduce((ms, [a, b]) => ms + Math.max(0, b - Math.max(a, from)), 0) +
+  (pausedSince === undefined ? 0 : performance.now() - Math.max(pausedSince, from));
+
 let stopped = false;
 let stop: () => void = () => void (stopped = true);
 process.on('SIGTERM', () => stop());
 
 const times: number[][] = opts.paths.map(() => []);
 const failed: number[] = opts.paths.map(() => 0);
+const paused: number[] = opts.paths.map(() => 0);
 /** When the kept requests began (after the warm-up). */
 let from = 0;
+/** Stops the run after `seconds` outside pauses (or ten times that in all, should a pause not end). */
+let timer: NodeJS.Timeout | undefined;
+const stopWhenCounted = () => {
+  if (opts.seconds <= 0) return;
+  timer = setInterval(() => {
+    const all = performance.now() - from;
+    if (all - pausedMs(from) >= opts.seconds * 1000 || all >= opts.seconds * 10_000) stop();
+  }, 20);
+};
 await (opts.rate > 0 ? openLoop() : closedLoop());
-const elapsed = (performance.now() - from) / 1000;
+clearInterval(timer);
+const elapsed = (performance.now() - from - pausedMs(from)) / 1000;
 console.log(
   JSON.stringify(
     times.map((t, i) => {
       const perS = t.length / elapsed;
       t.sort((a, b) => a - b);
-      return { p50: pct(t, 50), p99: pct(t, 99), n: t.length, failed: failed[i], perS };
+      return { p50: pct(t, 50), p99: pct(t, 99), n: t.length, failed: failed[i], perS, paused: paused[i] };
     }),
   ),
 );
@@ -63,7 +94,7 @@ async function openLoop() {
   const client = async (c: number, warm: boolean) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const t0 = performance.now() + (c * interval) / opts.connections;
-    const end = warm ? t0 + 20 * interval * opts.paths.length : t0 + (opts.seconds || 24 * 3600) * 1000;
+    const end = warm ? t0 + 20 * interval * opts.paths.length : t0 + 24 * 3600 * 1000;
     const pathOf = (k: number) => k % opts.paths.length;
     await paced(
       { rate: opts.rate, t0, end, stopped: () => stopped },
@@ -71,7 +102,8 @@ async function openLoop() {
       (k) => get(agent, opts.paths[pathOf(k)] as string).catch(() => 0),
       (k, ms, status) => {
         if (warm) return;
-        if (status === 200) times[pathOf(k)]?.push(ms);
+        if (inPause(performance.now() - ms)) paused[pathOf(k)] = (paused[pathOf(k)] as number) + 1;
+        else if (status === 200) times[pathOf(k)]?.push(ms);
         else failed[pathOf(k)] = (failed[pathOf(k)] as number) + 1;
       },
     );
@@ -80,6 +112,7 @@ async function openLoop() {
   // Warm: the server's JIT and caches in their steady state before anything is kept.
   await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, true)));
   from = performance.now();
+  stopWhenCounted();
   await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, false)));
 }
 
@@ -92,16 +125,17 @@ async function closedLoop() {
   /** Responses each connection had: its requests take the paths in turn, answered in order. */
   const answered = new Map<object, number>();
   await new Promise<void>((resolve, reject) => {
-    const duration = opts.seconds > 0 ? opts.seconds : 24 * 3600;
-    const run = autocannon({ ...base, duration }, (err) => (err ? reject(err) : resolve()));
+    const run = autocannon({ ...base, duration: 24 * 3600 }, (err) => (err ? reject(err) : resolve()));
     run.on('response', (client: object, status: number, _bytes: number, ms: number) => {
       const i = answered.get(client) ?? 0;
       answered.set(client, i + 1);
       const path = i % opts.paths.length;
-      if (status === 200) times[path]?.push(ms);
+      if (inPause(performance.now() - ms)) paused[path] = (paused[path] as number) + 1;
+      else if (status === 200) times[path]?.push(ms);
       else failed[path] = (failed[path] as number) + 1;
     });
     stop = () => run.stop();
     if (stopped) run.stop();
+    stopWhenCounted();
   });
 }

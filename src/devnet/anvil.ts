@@ -42,6 +42,11 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
  */
 const GUARD = 'exec 3<&0; "$0" "$@" & pid=$!; (read -r _ <&3; kill "$pid" 2>/dev/null) & wait "$pid"';
 
+/** anvil with `args` under the guard (stdin a pipe: ending it stops anvil; stderr a pipe, for errors). */
+export function spawnAnvil(args: string[]): ChildProcess {
+  return spawn('sh', ['-c', GUARD, anvilBinary(), ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+}
+
 /** Whether nothing listens on the port: anvil would fail on a taken one, and the RPC probe below could
  * otherwise mistake another node on that port for the new one. */
 async function portFree(port: number): Promise<boolean> {
@@ -82,27 +87,20 @@ export async function startAnvil(
 ): Promise<AnvilNode> {
   if (!(await portFree(port)))
     throw new CliError(`devnet port ${port} (chain ${chainId}) is already in use; set DEVNET_PORT`);
-  const child: ChildProcess = spawn(
-    'sh',
-    [
-      '-c',
-      GUARD,
-      anvilBinary(),
-      '--chain-id',
-      String(chainId),
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--hardfork',
-      'cancun',
-      '--silent',
-      ...(blockTimeS > 0 ? ['--block-time', String(blockTimeS), '--mixed-mining'] : []),
-      ...(behindS > 0 ? ['--timestamp', String(Math.floor(Date.now() / 1000) - behindS)] : []),
-      ...(keepStates ? ['--max-persisted-states', String(keepStates)] : []),
-    ],
-    { stdio: ['pipe', 'ignore', 'pipe'] },
-  );
+  const child = spawnAnvil([
+    '--chain-id',
+    String(chainId),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--hardfork',
+    'cancun',
+    '--silent',
+    ...(blockTimeS > 0 ? ['--block-time', String(blockTimeS), '--mixed-mining'] : []),
+    ...(behindS > 0 ? ['--timestamp', String(Math.floor(Date.now() / 1000) - behindS)] : []),
+    ...(keepStates ? ['--max-persisted-states', String(keepStates)] : []),
+  ]);
   let stderr = '';
   child.stderr?.on('data', (d) => {
     stderr += d;
