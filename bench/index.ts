@@ -36,6 +36,7 @@ import {
 import { freePortRange } from '../test/support/net.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
 import { paced } from './paced.ts';
+import { Pauses } from './pauses.ts';
 import { startServer, target } from './support.ts';
 import { spawn } from 'node:child_process';
 
@@ -86,6 +87,8 @@ const PG_ENV = {
     parse(readFileSync('deploy/compose.yaml', 'utf8')).services.postgres.environment.GLIBC_TUNABLES,
   ),
 };
+/** A figure in ms, or – when there is none (no answer counted). */
+const ms = (v: number | null, digits = 2) => (v === null ? '–' : v.toFixed(digits));
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
 
@@ -100,34 +103,19 @@ type Latency = { p50: number; p99: number; n: number; failed?: number; perS?: nu
  * a pass wrote, the bench's own work, not the indexer's): reads are counted only while it ingests. The
  * read clients running are told when a reset begins and ends (SIGUSR1, SIGUSR2).
  */
-const resets = {
-  now: false,
-  since: 0,
-  /** Resets that ended, [from, to] (performance.now()). */
-  past: [] as [number, number][],
-  readers: new Set<ReturnType<typeof spawn>>(),
-  /** Handles a line of the ingest loop. */
-  line(line: string) {
-    if (line === 'resetting' && !this.now) {
-      this.now = true;
-      this.since = performance.now();
-      for (const r of this.readers) r.kill('SIGUSR1');
-    } else if (line === 'ingesting' && this.now) {
-      this.now = false;
-      this.past.push([this.since, performance.now()]);
-      for (const r of this.readers) r.kill('SIGUSR2');
-    }
-  },
-  /** The time (ms) of resets since `from`. */
-  ms(from: number) {
-    const past = this.past.reduce((ms, [a, b]) => ms + Math.max(0, b - Math.max(a, from)), 0);
-    return past + (this.now ? performance.now() - Math.max(this.since, from) : 0);
-  },
-  /** Whether a call from `start` to now overlapped a reset. */
-  overlaps(start: number) {
-    return this.now || this.past.some(([, to]) => to >= start);
-  },
-};
+const resets = new Pauses();
+/** The read clients running, told of each reset. */
+const readers = new Set<ReturnType<typeof spawn>>();
+/** Follows a line of the ingest loop. */
+function ingestLine(line: string) {
+  if (line === 'resetting' && !resets.now) {
+    resets.begin();
+    for (const r of readers) r.kill('SIGUSR1');
+  } else if (line === 'ingesting' && resets.now) {
+    resets.end();
+    for (const r of readers) r.kill('SIGUSR2');
+  }
+}
 
 /**
  * p50 and p99 (ms) of each path, read by CLIENTS clients taking them in turn for SECONDS outside resets
@@ -155,22 +143,27 @@ async function readLoad(
   child.stdout?.on('data', (d) => {
     out += d;
     // Ready: it handles the reset signals from now on, and is told of one under way.
-    if (!resets.readers.has(child) && out.startsWith('ready\n')) {
-      resets.readers.add(child);
+    if (!readers.has(child) && out.startsWith('ready\n')) {
+      readers.add(child);
       if (resets.now) child.kill('SIGUSR1');
     }
   });
-  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  const exited = new Promise<string | null>((r) =>
+    child.once('exit', (code, signal) => r(code === 0 ? null : `${code ?? signal}`)),
+  );
   if (until)
     try {
       await until();
     } finally {
       child.kill('SIGTERM');
     }
-  const code = await exited;
-  resets.readers.delete(child);
-  if (code !== 0) throw new Error(`the read clients failed on ${paths.join(', ')}`);
-  return JSON.parse(out.trim().split('\n').at(-1) as string) as Latency[];
+  const failure = await exited;
+  readers.delete(child);
+  // Its figures, once printed, are its own however it then ended (a reset's signal may reach it as it
+  // exits, when it handles them no more).
+  const [, figures] = out.trim().split('\n');
+  if (!figures) throw new Error(`the read clients failed (${failure}) on ${paths.join(', ')}`);
+  return JSON.parse(figures) as Latency[];
 }
 
 /**
@@ -181,9 +174,7 @@ async function measure(call: () => Promise<void>): Promise<Latency> {
   for (let i = 0; i < 20; i++) await call(); // warm
   const ms: number[] = [];
   const t0 = performance.now();
-  // SECONDS outside resets (or ten times that in all, should one not end).
-  const stopped = () =>
-    performance.now() - t0 - resets.ms(t0) >= SECONDS * 1000 || performance.now() - t0 >= SECONDS * 10_000;
+  const stopped = () => resets.counted(t0, SECONDS);
   await Promise.all(
     Array.from({ length: CLIENTS }, (_, c) =>
       paced({ rate: RATE, t0: t0 + (c * 1000) / RATE / CLIENTS, end: Infinity, stopped }, call, (_k, t) => {
@@ -346,8 +337,10 @@ export async function benchIndex() {
       ingestOut += d;
       const lines = (partial + String(d)).split('\n');
       partial = lines.pop() as string;
-      for (const line of lines) resets.line(line.trim());
+      for (const line of lines) ingestLine(line.trim());
     });
+    // (Stopped in a reset, it ingests no more: reads after it are counted.)
+    ingest.once('exit', () => ingestLine('ingesting'));
     const stopIngest = async () => {
       if (ingest.exitCode !== null) return;
       const exited = new Promise((r) => ingest.once('exit', r));
@@ -391,8 +384,6 @@ export async function benchIndex() {
       results[label] = r;
       sharedResults[label] = s;
       const failed = (x: Latency) => (x.failed ? ` (${x.failed} of ${x.failed + x.n} not 200)` : '');
-      // (No answer was 200: no figures.)
-      const ms = (v: number | null) => (v === null ? '–' : v.toFixed(2));
       console.log(
         `| ${label} | ${ms(r.p50)}${failed(r)} | ${ms(r.p99)} | ${(r.p99 / baseline.p99).toFixed(1)} | ${ms(s.p50)}${failed(s)} | ${ms(s.p99)} | ${(c.perS ?? 0).toFixed(0)}${failed(c)} | ${ms(c.p50)} | ${ms(b.p50)}${failed(b)} | ${ms(b.p99)} |`,
       );
@@ -417,7 +408,7 @@ export async function benchIndex() {
     }
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];
-    const resetsMeanwhile = resets.past.filter(([, to]) => to >= readsFrom).length + (resets.now ? 1 : 0);
+    const resetsMeanwhile = resets.countSince(readsFrom);
     console.log(
       `\n(Counted: ${counted.reduce((n, r) => n + r.n, 0).toLocaleString('en')} answers at ${RATE} a second each client. Not counted: ${counted.reduce((n, r) => n + (r.paused ?? 0), 0).toLocaleString('en')} whose request overlapped one of the ${resetsMeanwhile} resets of the ingest loop between its passes meanwhile, which delete and vacuum the rows a pass wrote.)`,
     );
@@ -495,7 +486,7 @@ export async function benchIndex() {
     );
     target(
       'token list p99 <= 10 ms during the full market refresh (as shipped)',
-      `${refresh.readsDuring.p99.toFixed(1)} ms`,
+      `${ms(refresh.readsDuring.p99, 1)} ms`,
       refresh.readsDuring.p99 <= 10,
     );
   } finally {
@@ -620,7 +611,7 @@ async function refreshBoth(
     `- incremental right after, the native USD price moved meanwhile (tokens with trades since or in the last 24 h): ${incremental.tokens.toLocaleString('en')} tokens in ${incremental.s.toFixed(1)} s; rows it did not recompute and left as they were: ${Number(after[0]?.n).toLocaleString('en')} of ${Number(rows[0]?.n).toLocaleString('en')}`,
   );
   console.log(
-    `- token list by trending meanwhile (as shipped), ${CLIENTS} clients at ${RATE} a second each: p50 ${readsDuring.p50.toFixed(2)} ms, p99 ${readsDuring.p99.toFixed(2)} ms (${readsDuring.n} requests)`,
+    `- token list by trending meanwhile (as shipped), ${CLIENTS} clients at ${RATE} a second each: p50 ${ms(readsDuring.p50)} ms, p99 ${ms(readsDuring.p99)} ms (${readsDuring.n} requests)`,
   );
   return { fullS: done.s, readsDuring };
 }

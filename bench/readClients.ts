@@ -15,6 +15,7 @@
 import autocannon from 'autocannon';
 import http from 'node:http';
 import { paced } from './paced.ts';
+import { Pauses } from './pauses.ts';
 
 interface Options {
   origin: string;
@@ -29,21 +30,10 @@ const opts = JSON.parse(process.argv[2] as string) as Options;
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
-/** Pauses that ended ([from, to]), and when the current one began. */
-const pauses: [number, number][] = [];
-let pausedSince: number | undefined;
-process.on('SIGUSR1', () => void (pausedSince ??= performance.now()));
-process.on('SIGUSR2', () => {
-  if (pausedSince !== undefined) pauses.push([pausedSince, performance.now()]);
-  pausedSince = undefined;
-});
+const pauses = new Pauses();
+process.on('SIGUSR1', () => pauses.begin());
+process.on('SIGUSR2', () => pauses.end());
 console.log('ready');
-/** Whether a request from `start` to now overlapped a pause. */
-const inPause = (start: number) => pausedSince !== undefined || pauses.some(([, b]) => b >= start);
-/** The time (ms) of pauses since `from`. */
-const pausedMs = (from: number) =>
-  pauses.reduce((ms, [a, b]) => ms + Math.max(0, b - Math.max(a, from)), 0) +
-  (pausedSince === undefined ? 0 : performance.now() - Math.max(pausedSince, from));
 
 let stopped = false;
 let stop: () => void = () => void (stopped = true);
@@ -58,14 +48,11 @@ let from = 0;
 let timer: NodeJS.Timeout | undefined;
 const stopWhenCounted = () => {
   if (opts.seconds <= 0) return;
-  timer = setInterval(() => {
-    const all = performance.now() - from;
-    if (all - pausedMs(from) >= opts.seconds * 1000 || all >= opts.seconds * 10_000) stop();
-  }, 20);
+  timer = setInterval(() => pauses.counted(from, opts.seconds) && stop(), 20);
 };
 await (opts.rate > 0 ? openLoop() : closedLoop());
 clearInterval(timer);
-const elapsed = (performance.now() - from - pausedMs(from)) / 1000;
+const elapsed = (performance.now() - from - pauses.msSince(from)) / 1000;
 console.log(
   JSON.stringify(
     times.map((t, i) => {
@@ -102,7 +89,7 @@ async function openLoop() {
       (k) => get(agent, opts.paths[pathOf(k)] as string).catch(() => 0),
       (k, ms, status) => {
         if (warm) return;
-        if (inPause(performance.now() - ms)) paused[pathOf(k)] = (paused[pathOf(k)] as number) + 1;
+        if (pauses.overlaps(performance.now() - ms)) paused[pathOf(k)] = (paused[pathOf(k)] as number) + 1;
         else if (status === 200) times[pathOf(k)]?.push(ms);
         else failed[pathOf(k)] = (failed[pathOf(k)] as number) + 1;
       },
@@ -130,7 +117,7 @@ async function closedLoop() {
       const i = answered.get(client) ?? 0;
       answered.set(client, i + 1);
       const path = i % opts.paths.length;
-      if (inPause(performance.now() - ms)) paused[path] = (paused[path] as number) + 1;
+      if (pauses.overlaps(performance.now() - ms)) paused[path] = (paused[path] as number) + 1;
       else if (status === 200) times[path]?.push(ms);
       else failed[path] = (failed[path] as number) + 1;
     });

@@ -29,6 +29,7 @@ import {
 } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import type { Deployments } from '../launchpad/deployments.ts';
+import { tokenIsCurrency0 } from '../launchpad/pool.ts';
 import { type Insertable, sql, type Transaction } from 'kysely';
 import { type Database, insertMany, type Tables } from '../store/db.ts';
 import { refreshMarket } from './marketRefresh.ts';
@@ -256,8 +257,6 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     }
     return lo;
   };
-  /** Whether each pool's token is its currency0. */
-  const currency0 = new Map<Pool, boolean>();
   const credits: Insertable<Tables['fee_credits']>[] = [];
   const trades: { log: Log; row: Insertable<Tables['trades']> & { trader: string; timestamp: number } }[] =
     [];
@@ -305,12 +304,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
         });
       }
     }
-    let tokenIs0 = currency0.get(token);
-    if (tokenIs0 === undefined) {
-      // (Addresses of one length: their lowercase hex orders as their values do.)
-      tokenIs0 = token.address.toLowerCase() < token.quote_address.toLowerCase();
-      currency0.set(token, tokenIs0);
-    }
+    const tokenIs0 = tokenIsCurrency0(token.address, token.quote_address);
     const tokenDelta = tokenIs0 ? s.amount0 : s.amount1;
     const quoteDelta = tokenIs0 ? s.amount1 : s.amount0;
     const fee = t?.totalFeeAmount ?? 0n;

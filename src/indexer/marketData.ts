@@ -6,6 +6,7 @@
 import { type Expression, sql } from 'kysely';
 import type { Database, MarketStateTable, TokenMarketTable } from '../store/db.ts';
 import { recentCopy } from '../store/recentCopies.ts';
+import { tokenIsCurrency0 } from '../launchpad/pool.ts';
 
 export const WINDOWS = { '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 export type Activity = Record<keyof typeof WINDOWS, { trades: number; volume_quote_raw: string }>;
@@ -39,7 +40,7 @@ const WHOLE_SCALED = WHOLE * PRICE_SCALE;
 export function pricePerToken(sqrtPriceX96: bigint, token: string, quote: string): bigint {
   const sq = sqrtPriceX96 * sqrtPriceX96;
   if (sq === 0n) return 0n;
-  const tokenIs0 = BigInt(token) < BigInt(quote);
+  const tokenIs0 = tokenIsCurrency0(token, quote);
   return tokenIs0 ? (sq * WHOLE_SCALED) / Q192 : (Q192 * WHOLE_SCALED) / sq;
 }
 

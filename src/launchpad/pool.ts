@@ -18,9 +18,17 @@ export interface PoolKey {
   hooks: Address;
 }
 
-/** The token sorts against the quote (a native quote, address 0, always makes the token currency1); LP fee 0. */
+/**
+ * Whether `token` is currency0 of its pool with `quote` (v4 orders currencies by address; a native
+ * quote, address 0, always makes the token currency1). Addresses of one length order as their
+ * lowercase hex does: no bigint per comparison (the indexer makes one per swap).
+ */
+export const tokenIsCurrency0 = (token: string, quote: string): boolean =>
+  token.toLowerCase() < quote.toLowerCase();
+
+/** The token sorts against the quote (tokenIsCurrency0); LP fee 0. */
 export function launchPoolKey(token: Address, quote: Address, tickSpacing: number, hook: Address): PoolKey {
-  const tokenFirst = BigInt(token) < BigInt(quote);
+  const tokenFirst = tokenIsCurrency0(token, quote);
   return {
     currency0: getAddress(tokenFirst ? token : quote),
     currency1: getAddress(tokenFirst ? quote : token),
