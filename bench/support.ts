@@ -3,6 +3,7 @@
 import { type Devnet, devnetEnv } from '../src/devnet/devnet.ts';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { constants } from 'node:os';
 import Sqlite from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -34,12 +35,38 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts `node <args>` and waits for it to print "ready at <url>". */
-export async function startServer(args: string[], env: Record<string, string> = {}): Promise<Server> {
+/**
+ * Children started in a session of their own (`detached`): each is then its own scheduling group
+ * (Linux autogroup), as a deployment's services are (a container's or a unit's cgroup), rather than
+ * one group with every other process of the bench. No terminal's signal reaches them, so they are
+ * stopped when this process ends, however it ends.
+ */
+const ownSessions = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of ownSessions) child.kill('SIGTERM');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => process.exit(128 + constants.signals[signal]));
+
+/** `child`, started with `detached`, stopped with this process (see ownSessions). */
+export function inOwnSession<T extends ChildProcess>(child: T): T {
+  ownSessions.add(child);
+  child.once('exit', () => ownSessions.delete(child));
+  return child;
+}
+
+/** Starts `node <args>` and waits for it to print "ready at <url>" (`ownSession`: see ownSessions). */
+export async function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+  { ownSession = false } = {},
+): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
+    detached: ownSession,
   });
+  if (ownSession) inOwnSession(child);
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (d) => {
