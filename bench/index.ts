@@ -267,10 +267,11 @@ export async function benchIndex() {
 
     // Two gateways: as shipped (identical list requests within PAGE_SHARE_MS share one read), and one
     // where every request reads the database (the database's own figures). Each, like the indexer, the
-    // read clients and the gateways' node, runs in a session (so a scheduling group) of its own, as a
-    // deployment's services do in their containers or units: in the bench's one group, the gateways
-    // shared a group's CPU with the devnet node building a range's logs and the indexer, while each
-    // PostgreSQL backend has a group of its own (it calls setsid). Seven reads, before -> after, p99
+    // read clients and every anvil (spawnAnvil), runs in a session (so a scheduling group) of its own,
+    // as a deployment's services do in their containers or units, and the bench's own process, which
+    // times the bare `select 1`, is alone in its own: in the bench's one group, the gateways shared a
+    // group's CPU with the devnet node building a range's logs and the indexer, while each PostgreSQL
+    // backend has a group of its own (it calls setsid). Seven reads, before -> after, p99
     // while ingesting: 6 fell (newest tokens 40.3 -> 15.5 ms, "rocket 47" 65.0 -> 40.9, token detail
     // 19.3 -> 9.5), a hot token's trades rose 34.2 -> 64.5 (a stall); before the ingest all 7 fell
     // ("moon" by trending 16.4 -> 8.5 ms); the ingest 2.75x -> 2.70x.
@@ -655,20 +656,17 @@ async function logsAlone(url: string, first: number, head: number): Promise<{ lo
  */
 async function startReadNode(url: string, at: number, port: number) {
   // (Under the devnet's guard: it stops with this process, however this process ends.)
-  const child = spawnAnvil(
-    [
-      '--fork-url',
-      url,
-      '--fork-block-number',
-      String(at),
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--silent',
-    ],
-    { ownSession: true },
-  );
+  const child = spawnAnvil([
+    '--fork-url',
+    url,
+    '--fork-block-number',
+    String(at),
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--silent',
+  ]);
   child.stderr?.resume();
   const node = new RpcEndpoint(`http://127.0.0.1:${port}`, 5_000);
   for (let tries = 0; ; tries++) {

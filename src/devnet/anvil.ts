@@ -43,13 +43,15 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
 const GUARD = 'exec 3<&0; "$0" "$@" & pid=$!; (read -r _ <&3; kill "$pid" 2>/dev/null) & wait "$pid"';
 
 /**
- * anvil with `args` under the guard (stdin a pipe: ending it stops anvil; stderr a pipe, for errors);
- * `ownSession`: in a session, so a scheduling group, of its own (the guard stops it all the same).
+ * anvil with `args` under the guard (stdin a pipe: ending it stops anvil; stderr a pipe, for errors), in
+ * a session, so a Linux scheduling group, of its own: a busy node (a backfill's wide log reads) shares
+ * the CPU with the other groups rather than queueing its caller's process. No terminal's signal reaches
+ * it; the guard stops it all the same.
  */
-export function spawnAnvil(args: string[], { ownSession = false } = {}): ChildProcess {
+export function spawnAnvil(args: string[]): ChildProcess {
   return spawn('sh', ['-c', GUARD, anvilBinary(), ...args], {
     stdio: ['pipe', 'ignore', 'pipe'],
-    detached: ownSession,
+    detached: true,
   });
 }
 
