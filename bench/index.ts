@@ -37,8 +37,8 @@ import { freePortRange } from '../test/support/net.ts';
 import { startPostgresCluster } from '../test/support/postgres.ts';
 import { paced } from './paced.ts';
 import { Pauses } from './pauses.ts';
-import { inOwnSession, startServer, target } from './support.ts';
-import { spawn } from 'node:child_process';
+import { spawnInOwnSession, startServer, target } from './support.ts';
+import type { ChildProcess } from 'node:child_process';
 
 const FACTOR = Number(process.env.BENCH_INDEX_SCALE ?? 1);
 const SCALE: IndexScale = {
@@ -105,7 +105,7 @@ type Latency = { p50: number; p99: number; n: number; failed?: number; perS?: nu
  */
 const resets = new Pauses();
 /** The read clients running, told of each reset. */
-const readers = new Set<ReturnType<typeof spawn>>();
+const readers = new Set<ChildProcess>();
 /** Follows a line of the ingest loop. */
 function ingestLine(line: string) {
   if (line === 'resetting' && !resets.now) {
@@ -136,11 +136,10 @@ async function readLoad(
     seconds: until ? 0 : SECONDS * paths.length,
     rate,
   };
-  const child = inOwnSession(
-    spawn(process.execPath, ['bin/run-ts.js', 'bench/readClients.ts', JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      detached: true,
-    }),
+  const child = spawnInOwnSession(
+    process.execPath,
+    ['bin/run-ts.js', 'bench/readClients.ts', JSON.stringify(options)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
   child.stdout?.on('data', (d) => {
@@ -267,14 +266,11 @@ export async function benchIndex() {
 
     // Two gateways: as shipped (identical list requests within PAGE_SHARE_MS share one read), and one
     // where every request reads the database (the database's own figures). Each, like the indexer, the
-    // read clients and every anvil (spawnAnvil), runs in a session (so a scheduling group) of its own,
-    // as a deployment's services do in their containers or units, and the bench's own process, which
-    // times the bare `select 1`, is alone in its own: in the bench's one group, the gateways shared a
-    // group's CPU with the devnet node building a range's logs and the indexer, while each PostgreSQL
-    // backend has a group of its own (it calls setsid). Seven reads, before -> after, p99
-    // while ingesting: 6 fell (newest tokens 40.3 -> 15.5 ms, "rocket 47" 65.0 -> 40.9, token detail
-    // 19.3 -> 9.5), a hot token's trades rose 34.2 -> 64.5 (a stall); before the ingest all 7 fell
-    // ("moon" by trending 16.4 -> 8.5 ms); the ingest 2.75x -> 2.70x.
+    // read clients and every anvil, runs in a session (so a scheduling group) of its own, as a
+    // deployment's services do in their containers or units (bench/support.ts: ownSessions): in the
+    // bench's one group they had shared a group's CPU with the devnet node and the indexer, while each
+    // PostgreSQL backend has a group of its own (it calls setsid); the bench's own process, which times
+    // the bare `select 1`, is then alone in its group. (Newest tokens' p99 while ingesting: 40 -> 15 ms.)
     const startGateway = async (extra: Record<string, string>) => {
       const server = await startServer(
         ['bin/launchpad.js', 'start'],
@@ -342,13 +338,10 @@ export async function benchIndex() {
     for (const [label, url] of chosen)
       before[label] = ((await readLoad(reading.url, headers, [url])) as [Latency])[0];
 
-    const ingest = inOwnSession(
-      spawn(process.execPath, ['bin/run-ts.js', 'bench/ingestLoop.ts'], {
-        env: { ...process.env, ...env, INGEST_HEAD: String(head) },
-        stdio: ['ignore', 'pipe', 'inherit'],
-        detached: true,
-      }),
-    );
+    const ingest = spawnInOwnSession(process.execPath, ['bin/run-ts.js', 'bench/ingestLoop.ts'], {
+      env: { ...process.env, ...env, INGEST_HEAD: String(head) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let ingestOut = '';
     let partial = '';
     ingest.stdout?.on('data', (d) => {

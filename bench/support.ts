@@ -1,7 +1,7 @@
 // Shared benchmark plumbing: servers in child processes (so the load generator does not share their
 // event loop), autocannon runs, and a table printer that reports ratios against a same-run baseline.
 import { type Devnet, devnetEnv } from '../src/devnet/devnet.ts';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { constants } from 'node:os';
 import Sqlite from 'better-sqlite3';
@@ -36,20 +36,25 @@ export interface Server {
 }
 
 /**
- * Children started in a session of their own (`detached`): each is then its own scheduling group
- * (Linux autogroup), as a deployment's services are (a container's or a unit's cgroup), rather than
- * one group with every other process of the bench. No terminal's signal reaches them, so they are
- * stopped when this process ends, however it ends.
+ * Children started in a session of their own: each is then its own scheduling group (Linux autogroup),
+ * as a deployment's services are (a container's or a unit's cgroup), rather than one group with every
+ * other process of the bench. No terminal's signal reaches them, so they are stopped when this process
+ * ends, however it ends (its SIGINT and SIGTERM handlers, set with the first, exit through 'exit').
  */
 const ownSessions = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of ownSessions) child.kill('SIGTERM');
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const)
-  process.once(signal, () => process.exit(128 + constants.signals[signal]));
+let stoppedOnExit = false;
 
-/** `child`, started with `detached`, stopped with this process (see ownSessions). */
-export function inOwnSession<T extends ChildProcess>(child: T): T {
+/** `spawn`, in a session of its own, the child stopped with this process (see ownSessions). */
+export function spawnInOwnSession(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  if (!stoppedOnExit) {
+    stoppedOnExit = true;
+    process.once('exit', () => {
+      for (const child of ownSessions) child.kill('SIGTERM');
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  }
+  const child = spawn(command, args, { ...options, detached: true });
   ownSessions.add(child);
   child.once('exit', () => ownSessions.delete(child));
   return child;
@@ -61,12 +66,10 @@ export async function startServer(
   env: Record<string, string> = {},
   { ownSession = false } = {},
 ): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-    detached: ownSession,
-  });
-  if (ownSession) inOwnSession(child);
+  const options: SpawnOptions = { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] };
+  const child = ownSession
+    ? spawnInOwnSession(process.execPath, args, options)
+    : spawn(process.execPath, args, options);
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (d) => {
