@@ -66,15 +66,22 @@ const INGEST_TRADES = Number(process.env.BENCH_INGEST_TRADES ?? Math.round(200_0
 const SWAPS_PER_TX = 1000;
 /** The deep page read against the first (1,000 at full scale; a hot token has a tenth of 2 in 10 holders). */
 const DEEP = Math.min(1000, Math.floor(SCALE.trades / 2500), Math.floor(SCALE.holders / 5000));
+/**
+ * PostgreSQL's own cache: a quarter of this machine's 24 GiB, as is usual for a database host. The index
+ * (24 GB on disk) does not fit in memory and the ingest streams through it, which evicts the kernel's
+ * cached pages of the hot reads in favour of those written; in shared_buffers a page read often is kept.
+ * With 2 GB, 163 reads took over 40 ms while ingesting, 7 with 6 GB (bench42, bench43).
+ */
+const SHARED_BUFFERS_BYTES = 6 * 2 ** 30;
 /** The database server as a production one on this machine would be set (24 GiB, 2 cores). */
 const PG_SETTINGS = {
-  shared_buffers: '2GB',
-  effective_cache_size: '12GB',
+  shared_buffers: `${SHARED_BUFFERS_BYTES / 2 ** 30}GB`,
+  effective_cache_size: '16GB',
   maintenance_work_mem: '1GB',
   max_wal_size: '8GB',
   random_page_cost: '1.1',
   synchronous_commit: 'off',
-  // (Its shared memory in 2 MB pages when the kernel has them: see reserveHugePages.)
+  // (Its shared memory in 2 MB pages when the kernel has them: see tuneHost.)
   huge_pages: 'try',
 };
 /**
@@ -195,11 +202,9 @@ export async function benchIndex() {
   const wanted = JSON.stringify({ version: GENERATOR_VERSION, scale: SCALE });
   if (existsSync(marker) && readFileSync(marker, 'utf8') !== wanted)
     rmSync(keep, { recursive: true, force: true });
-  const hugePages = reserveHugePages(2 ** 31);
+  const host = tuneHost(SHARED_BUFFERS_BYTES);
   const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV });
-  console.log(
-    `\n(PostgreSQL's shared memory in ${hugePages.inUse() ? '2 MB pages' : '4 KB pages (no huge pages here)'}; its allocator: ${PG_ENV.GLIBC_TUNABLES})`,
-  );
+  console.log(`\n(The host: ${host.described}. PostgreSQL's allocator: ${PG_ENV.GLIBC_TUNABLES})`);
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
   const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const stops: (() => Promise<unknown>)[] = [];
@@ -504,20 +509,26 @@ export async function benchIndex() {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await devnet.stop();
     await cluster.stop();
-    hugePages.restore();
+    host.restore();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 /**
- * Has the kernel keep enough 2 MB pages for `bytes` of PostgreSQL's shared memory (shared_buffers), where
- * this process may set them (root), as a production database host is set; `restore` puts the count back.
- * Why: in 4 KB pages, every new server process faults in each page of shared_buffers it touches, at about
- * 100 µs a fault on this VM: a fresh connection's first read of a hot token's 24 h took 1.7 s (13,907
- * faults) against 0.42 s in 2 MB pages, and the full market refresh alone 77.6 s against 46.9 s.
+ * Sets the host as a production database host is set (README: The PostgreSQL host), where this process
+ * may (root), each setting only where the host's own falls short; `restore` puts them back (also on
+ * exit). `described` says what holds.
+ * - Enough 2 MB pages for `sharedBytes` of PostgreSQL's shared memory (shared_buffers). In 4 KB pages,
+ *   every new server process faults in each page of shared_buffers it touches, at about 100 µs a fault
+ *   on this VM: a fresh connection's first read of a hot token's 24 h took 1.7 s (13,907 faults)
+ *   against 0.42 s in 2 MB pages, and the full market refresh alone 77.6 s against 46.9 s.
+ * - Reclaim ahead of need: kswapd keeps 2% of memory free (watermark_scale_factor 200, not 0.1%), and a
+ *   transparent huge page is assembled in the background (defrag `defer`), not in the fault that asked
+ *   for it. The index is larger than memory and the ingest writes it, so memory runs out each few
+ *   seconds: with the kernel's defaults, the processes themselves reclaimed (29 times and 188
+ *   compaction stalls in a second) and reads stalled all at once.
  */
-function reserveHugePages(bytes: number): { inUse(): boolean; restore(): void } {
-  const file = '/proc/sys/vm/nr_hugepages';
+function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   const meminfo = () =>
     Object.fromEntries(
       readFileSync('/proc/meminfo', 'utf8')
@@ -525,24 +536,41 @@ function reserveHugePages(bytes: number): { inUse(): boolean; restore(): void } 
         .map((l) => l.split(/:\s+/))
         .map(([k, v]) => [k, Number.parseInt(v ?? '0', 10)]),
     ) as Record<string, number>;
-  const none = { inUse: () => false, restore: () => {} };
-  if (!existsSync(file)) return none;
-  const before = Number(readFileSync(file, 'utf8'));
   const info = meminfo();
-  const wanted = Math.ceil((bytes * 1.1) / ((info.Hugepagesize ?? 2048) * 1024));
-  const inUse = () => {
-    const m = meminfo();
-    return (m.HugePages_Total ?? 0) - (m.HugePages_Free ?? 0) + (m.HugePages_Rsvd ?? 0) > 0;
+  const pages = Math.ceil((sharedBytes * 1.1) / ((info.Hugepagesize ?? 2048) * 1024));
+  // (A setting of several words shows the one in force in brackets.)
+  const read = (file: string) => {
+    const text = readFileSync(file, 'utf8').trim();
+    return /\[(\w+)\]/.exec(text)?.[1] ?? text;
   };
-  if (before >= wanted) return { inUse, restore: () => {} };
-  try {
-    writeFileSync(file, String(wanted));
-  } catch {
-    return none; // not root: PostgreSQL runs in 4 KB pages (huge_pages=try)
+  const wanted: [file: string, value: string, short: (now: string) => boolean][] = [
+    ['/proc/sys/vm/nr_hugepages', String(pages), (now) => Number(now) < pages],
+    ['/proc/sys/vm/watermark_scale_factor', '200', (now) => Number(now) < 200],
+    ['/sys/kernel/mm/transparent_hugepage/defrag', 'defer', (now) => now === 'always' || now === 'madvise'],
+  ];
+  const undo: (() => void)[] = [];
+  for (const [file, value, short] of wanted) {
+    if (!existsSync(file)) continue;
+    const before = read(file);
+    if (!short(before)) continue;
+    try {
+      writeFileSync(file, value);
+      undo.push(() => writeFileSync(file, before));
+    } catch {
+      // not root: the host's own setting stays
+    }
   }
-  const restore = () => writeFileSync(file, String(before));
+  const restore = () => {
+    for (const u of undo.splice(0).reverse()) u();
+  };
   process.once('exit', restore); // (also when the bench fails before its own `restore`)
-  return { inUse, restore };
+  const m = meminfo();
+  const huge = (m.HugePages_Total ?? 0) * (m.Hugepagesize ?? 0) * 1024 >= sharedBytes;
+  const has = (file: string) => (existsSync(file) ? read(file) : 'n/a');
+  return {
+    described: `shared memory in ${huge ? '2 MB pages' : '4 KB pages (too few huge pages here)'}; vm.watermark_scale_factor ${has('/proc/sys/vm/watermark_scale_factor')}; transparent huge page defrag ${has('/sys/kernel/mm/transparent_hugepage/defrag')}`,
+    restore,
+  };
 }
 
 /**
