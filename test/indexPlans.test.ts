@@ -245,6 +245,60 @@ describe('word counts of search', () => {
   });
 });
 
+describe('words a prefix starts', () => {
+  it('finds a token whose word the prefix did not start when its count of words was kept', async () => {
+    const db = database.db;
+    const search = async (limit: number) => {
+      const url = `/v1/tokens/search?q=rocket&limit=${limit}`;
+      const r = await app.inject({ url, headers: { 'x-api-key': key } });
+      expect(r.statusCode, r.body).toBe(200);
+      return (r.json() as { data: { token: { address: string; name: string } }[] }).data;
+    };
+    // (The count of words "rocket" starts is kept now, for a minute.)
+    expect((await search(5)).every((t) => /rocket/i.test(t.token.name))).toBe(true);
+    const base = await db
+      .selectFrom('tokens')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const address = `0x${'ef'.repeat(19)}01`;
+    const name = 'Rocketeerz Launch';
+    await db
+      .insertInto('tokens')
+      .values({
+        ...base,
+        chain_id: 8453,
+        address,
+        pool_id: `0x${'ef'.repeat(32)}`,
+        name,
+        symbol: 'RKZ',
+        search_words: searchText(name, 'RKZ'),
+        created_at: Number(base.created_at) + 1000,
+      })
+      .execute();
+    await db
+      .insertInto('token_words')
+      .values(
+        searchWords(name, 'RKZ').map((word) => ({
+          chain_id: 8453,
+          word,
+          address,
+          block_number: base.block_number,
+          created_at: Number(base.created_at) + 1000,
+        })),
+      )
+      .execute();
+    try {
+      // A page of another size (not a shared one), with the count still kept: the new word is read.
+      expect((await search(6))[0]?.token.address).toBe(address);
+    } finally {
+      await db.deleteFrom('token_words').where('address', '=', address).execute();
+      await db.deleteFrom('tokens').where('address', '=', address).execute();
+    }
+  });
+});
+
 describe('shared pages', () => {
   it('reads identical list requests close together once, each answered as its own', async () => {
     const url = '/v1/tokens?sort=market_cap&chain_id=143&limit=7';

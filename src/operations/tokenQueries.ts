@@ -292,17 +292,46 @@ async function wordCounts(
   return words.map((w, i) => known[i] ?? (counted.get(w) as number));
 }
 
-/** The search words starting with `prefix`, up to PREFIX_WORDS + 1: one index seek each (a loose scan). */
-async function wordsStarting(database: Database, prefix: string): Promise<string[]> {
-  const { rows } = await sql<{ word: string | null }>`
+/**
+ * The search words starting with `prefix` (up to `upTo` when given), as a recursive CTE `forms(word, n)`:
+ * one index seek each (a loose scan); its last row's word is null.
+ */
+const formsOf = (prefix: string, upTo?: number) => sql`
     with recursive forms(word, n) as (
       select (select min(word) from token_words where word >= ${prefix} and word < ${prefixEnd(prefix)}), 1
       union all
       select (select min(word) from token_words where word > forms.word and word < ${prefixEnd(prefix)}), n + 1
-      from forms where forms.word is not null and n <= ${PREFIX_WORDS}
-    )
+      from forms where forms.word is not null${upTo === undefined ? sql`` : sql` and n < ${upTo}`}
+    )`;
+
+/** The search words starting with `prefix`, up to PREFIX_WORDS + 1 (see formsOf). */
+async function wordsStarting(database: Database, prefix: string): Promise<string[]> {
+  const { rows } = await sql<{ word: string | null }>`${formsOf(prefix, PREFIX_WORDS + 1)}
     select word from forms where word is not null`.execute(database.db);
   return rows.map((r) => r.word as string);
+}
+
+/** How long the number of words a prefix starts is kept (per database) before it is counted again. */
+const FORM_COUNT_MS = 60_000;
+/** Counts of the words prefixes start (up to PREFIX_WORDS + 1), kept per database (the oldest go first). */
+const formCountsKept = new WeakMap<Database, Map<string, { n: number; at: number }>>();
+
+/**
+ * How many words start with `prefix` (up to PREFIX_WORDS + 1), kept a minute: it only chooses how a
+ * page is read, whose query reads the words themselves (formsOf) on PostgreSQL, so a word that came
+ * meanwhile is searched all the same; SQLite, in process, reads them for its page at no round trip.
+ */
+async function formCount(database: Database, prefix: string): Promise<number> {
+  let kept = formCountsKept.get(database);
+  if (!kept) formCountsKept.set(database, (kept = new Map()));
+  const now = performance.now();
+  const k = kept.get(prefix);
+  if (k && now - k.at <= FORM_COUNT_MS) return k.n;
+  const n = (await wordsStarting(database, prefix)).length;
+  kept.delete(prefix);
+  kept.set(prefix, { n, at: now });
+  if (kept.size > WORD_COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+  return n;
 }
 
 /**
@@ -410,9 +439,7 @@ async function readTokenPage(
           : [];
       const fewest = Math.min(...counted);
       const forms =
-        key.n <= RARE || ranked || fewest <= SORTED_WORD_ROWS
-          ? []
-          : await wordsStarting(deps.database, key.w);
+        key.n <= RARE || ranked || fewest <= SORTED_WORD_ROWS ? 0 : await formCount(deps.database, key.w);
       if (fewest <= SORTED_WORD_ROWS) {
         const w = words[counted.indexOf(fewest)] as string;
         const chain = filters.chain_id ? sql`and a.chain_id = ${filters.chain_id}` : sql``;
@@ -457,8 +484,9 @@ async function readTokenPage(
         const few = await candidates.limit(literalLimit(RARE)).execute();
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
         where.push(sql`t.address in (${sql.join(few.map((c) => c.address))})`);
-      } else if (forms.length > 0 && forms.length <= PREFIX_WORDS) {
-        const walks = forms.map((form, i) => {
+      } else if (forms > 0 && forms <= PREFIX_WORDS) {
+        /** The page's candidates among the tokens with search word `form`, walked in launch order. */
+        const walkOf = (form: string | RawBuilder<string>) => {
           let walk = db
             .selectFrom('token_words as w')
             .innerJoin('tokens as s', (j) =>
@@ -470,16 +498,26 @@ async function readTokenPage(
           if (filters.chain_id) walk = walk.where('w.chain_id', '=', filters.chain_id);
           if (filters.market && filters.market !== 'all') walk = walk.where('s.market', '=', filters.market);
           if (after) walk = walk.where(launchOrderAfter('s', sort, after));
-          walk = walk
+          return walk
             .orderBy('w.created_at', dir)
             .orderBy('s.chain_id', dir)
             .orderBy('s.block_number', dir)
             .orderBy('s.log_index', dir)
             .limit(literalLimit(limit + 1));
-          return db.selectFrom(walk.as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]);
-        });
-        const union = walks.reduce((a, b) => a.unionAll(b));
-        where.push(sql<boolean>`(t.chain_id, t.address) in (${union})`);
+        };
+        if (deps.database.kind === 'postgres') {
+          // A walk for each word the prefix starts, read in the same statement (one round trip less),
+          // all of them: more than its count kept may start it by now.
+          where.push(sql<boolean>`(t.chain_id, t.address) in (${formsOf(key.w)}
+            select x.chain_id, x.address from forms f cross join lateral (${walkOf(sql.ref('f.word'))}) x
+            where f.word is not null)`);
+        } else {
+          const walks = (await wordsStarting(deps.database, key.w)).map((form, i) =>
+            db.selectFrom(walkOf(form).as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]),
+          );
+          if (walks.length === 0) return { items: [], next: null, indexedThrough: await through };
+          where.push(sql<boolean>`(t.chain_id, t.address) in (${walks.reduce((a, b) => a.unionAll(b))})`);
+        }
       }
       // Otherwise the list itself is walked in its order, each row tested by the word filters above.
     }
