@@ -249,8 +249,26 @@ const startsWord = (kind: Database['kind'], alias: 't' | 's', word: string) =>
 const WORD_COUNT_MS = 60_000;
 /** Word counts kept per database at most (the oldest go first). */
 const WORD_COUNTS_KEPT = 1000;
-/** Counts of common words: `n` rows, counted up to `upTo` (n = upTo: at least that many). */
-const wordCountsKept = new WeakMap<Database, Map<string, { n: number; upTo: number; at: number }>>();
+/**
+ * Counts kept per database: of common words' rows (`n` counted up to `upTo`; n = upTo: at least that
+ * many) and of the words a prefix starts (keyed `forms <prefix>`).
+ */
+const countsKept = new WeakMap<Database, Map<string, { n: number; upTo: number; at: number }>>();
+
+/** `database`'s kept counts. */
+function keptCounts(database: Database) {
+  let kept = countsKept.get(database);
+  if (!kept) countsKept.set(database, (kept = new Map()));
+  return kept;
+}
+
+/** Keeps a count (the oldest go first beyond WORD_COUNTS_KEPT). */
+function keepCount(database: Database, key: string, count: { n: number; upTo: number; at: number }) {
+  const kept = keptCounts(database);
+  kept.delete(key);
+  kept.set(key, count);
+  if (kept.size > WORD_COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+}
 
 /**
  * How many word rows start with each of `words`, each counted only up to `upTo` (index ranges). A
@@ -264,8 +282,7 @@ async function wordCounts(
   chainId?: ChainId,
   upTo = RARE + 1,
 ): Promise<number[]> {
-  let kept = wordCountsKept.get(database);
-  if (!kept) wordCountsKept.set(database, (kept = new Map()));
+  const kept = keptCounts(database);
   const now = performance.now();
   const keyOf = (w: string) => `${chainId ?? 0} ${w}`;
   const known = words.map((w) => {
@@ -284,10 +301,7 @@ async function wordCounts(
   );
   const counted = new Map(unknown.map((w, i) => [w, Number(rows[0]?.[`c${i}`] ?? 0)]));
   for (const [w, n] of counted) {
-    if (n <= RARE) continue;
-    kept.delete(keyOf(w));
-    kept.set(keyOf(w), { n, upTo, at: now });
-    if (kept.size > WORD_COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+    if (n > RARE) keepCount(database, keyOf(w), { n, upTo, at: now });
   }
   return words.map((w, i) => known[i] ?? (counted.get(w) as number));
 }
@@ -311,26 +325,18 @@ async function wordsStarting(database: Database, prefix: string): Promise<string
   return rows.map((r) => r.word as string);
 }
 
-/** How long the number of words a prefix starts is kept (per database) before it is counted again. */
-const FORM_COUNT_MS = 60_000;
-/** Counts of the words prefixes start (up to PREFIX_WORDS + 1), kept per database (the oldest go first). */
-const formCountsKept = new WeakMap<Database, Map<string, { n: number; at: number }>>();
-
 /**
- * How many words start with `prefix` (up to PREFIX_WORDS + 1), kept a minute: it only chooses how a
- * page is read, whose query reads the words themselves (formsOf) on PostgreSQL, so a word that came
- * meanwhile is searched all the same; SQLite, in process, reads them for its page at no round trip.
+ * How many words start with `prefix` (up to PREFIX_WORDS + 1), kept a minute as word counts are: it only
+ * chooses how a page is read, and PostgreSQL's page reads the words themselves (formsOf), so a word that
+ * came meanwhile is searched all the same.
  */
 async function formCount(database: Database, prefix: string): Promise<number> {
-  let kept = formCountsKept.get(database);
-  if (!kept) formCountsKept.set(database, (kept = new Map()));
+  const key = `forms ${prefix}`;
   const now = performance.now();
-  const k = kept.get(prefix);
-  if (k && now - k.at <= FORM_COUNT_MS) return k.n;
+  const k = keptCounts(database).get(key);
+  if (k && now - k.at <= WORD_COUNT_MS) return k.n;
   const n = (await wordsStarting(database, prefix)).length;
-  kept.delete(prefix);
-  kept.set(prefix, { n, at: now });
-  if (kept.size > WORD_COUNTS_KEPT) kept.delete(kept.keys().next().value as string);
+  keepCount(database, key, { n, upTo: PREFIX_WORDS + 1, at: now });
   return n;
 }
 
@@ -438,8 +444,12 @@ async function readTokenPage(
           ? await wordCounts(deps.database, words, filters.chain_id, SORTED_WORD_ROWS + 1)
           : [];
       const fewest = Math.min(...counted);
-      const forms =
-        key.n <= RARE || ranked || fewest <= SORTED_WORD_ROWS ? 0 : await formCount(deps.database, key.w);
+      // The words the prefix starts: SQLite reads them for its page (in process, no round trip);
+      // PostgreSQL reads them in the page's own statement and only counts them here.
+      const walked = key.n > RARE && !ranked && !(fewest <= SORTED_WORD_ROWS);
+      const formWords =
+        walked && deps.database.kind === 'sqlite' ? await wordsStarting(deps.database, key.w) : undefined;
+      const forms = !walked ? 0 : (formWords?.length ?? (await formCount(deps.database, key.w)));
       if (fewest <= SORTED_WORD_ROWS) {
         const w = words[counted.indexOf(fewest)] as string;
         const chain = filters.chain_id ? sql`and a.chain_id = ${filters.chain_id}` : sql``;
@@ -505,18 +515,17 @@ async function readTokenPage(
             .orderBy('s.log_index', dir)
             .limit(literalLimit(limit + 1));
         };
-        if (deps.database.kind === 'postgres') {
+        if (formWords) {
+          const walks = formWords.map((form, i) =>
+            db.selectFrom(walkOf(form).as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]),
+          );
+          where.push(sql<boolean>`(t.chain_id, t.address) in (${walks.reduce((a, b) => a.unionAll(b))})`);
+        } else {
           // A walk for each word the prefix starts, read in the same statement (one round trip less),
           // all of them: more than its count kept may start it by now.
           where.push(sql<boolean>`(t.chain_id, t.address) in (${formsOf(key.w)}
             select x.chain_id, x.address from forms f cross join lateral (${walkOf(sql.ref('f.word'))}) x
             where f.word is not null)`);
-        } else {
-          const walks = (await wordsStarting(deps.database, key.w)).map((form, i) =>
-            db.selectFrom(walkOf(form).as(`walk${i}`)).select([`walk${i}.chain_id`, `walk${i}.address`]),
-          );
-          if (walks.length === 0) return { items: [], next: null, indexedThrough: await through };
-          where.push(sql<boolean>`(t.chain_id, t.address) in (${walks.reduce((a, b) => a.unionAll(b))})`);
         }
       }
       // Otherwise the list itself is walked in its order, each row tested by the word filters above.
