@@ -1,7 +1,6 @@
 // Query plans of the hot reads: each query a read ran, explained on PostgreSQL, and what in its plan
-// does not scale: a sequential scan of a big table, or a sort of many more rows than a page.
+// does not scale: a sequential scan of a big table, or a sort or grouping of many more rows than a page.
 import { sql } from 'kysely';
-import { SORTED_WORD_ROWS } from '../../src/operations/tokenQueries.ts';
 import type { Database } from '../../src/store/db.ts';
 
 /** Tables that grow with the chains: never read whole. */
@@ -11,6 +10,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  Strategy?: string;
   'Plan Rows': number;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
@@ -59,10 +59,17 @@ const literal = (v: unknown): string =>
       ? String(v)
       : `'${String(v).replaceAll("'", "''")}'`;
 
+/** The rows a node's first input gave it, over all its loops. */
+const rowsInto = (n: PlanNode) => {
+  const input = n.Plans?.[0];
+  return (input?.['Actual Rows'] ?? input?.['Plan Rows'] ?? 0) * (input?.['Actual Loops'] ?? 1);
+};
+
 /**
  * What in a plan does not scale, or costs a page more than its rows: `sortable` is the most rows a sort
- * may take (a page and its margin).
+ * or a grouping may take (a page and its margin).
  */
+
 export function planProblems(plan: PlanNode, sortable: number): string[] {
   const out: string[] = [];
   const walk = (n: PlanNode) => {
@@ -71,14 +78,11 @@ export function planProblems(plan: PlanNode, sortable: number): string[] {
     // Starting parallel workers costs a page read more than the read itself (10-40 ms here).
     if (n['Node Type'] === 'Gather' || n['Node Type'] === 'Gather Merge')
       out.push(`parallel workers (${n['Node Type']})`);
-    if (n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort') {
-      const input = n.Plans?.[0];
-      const rows = (input?.['Actual Rows'] ?? input?.['Plan Rows'] ?? 0) * (input?.['Actual Loops'] ?? 1);
-      // A search of several common words sorts its rarest word's rows (chain, address, launch time) by
-      // launch time, at most SORTED_WORD_ROWS: cheaper than hashing the others' rows.
-      const wordRows = input?.['Relation Name'] === 'token_words' && rows <= SORTED_WORD_ROWS;
-      if (rows > sortable && !wordRows) out.push(`a sort of ${rows} rows`);
-    }
+    if ((n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort') && rowsInto(n) > sortable)
+      out.push(`a sort of ${rowsInto(n)} rows`);
+    // Grouping (a distinct, a union's) of more rows than a page needs; a count's plain aggregate is not.
+    if (n['Node Type'] === 'Aggregate' && n.Strategy !== 'Plain' && rowsInto(n) > sortable)
+      out.push(`a grouping of ${rowsInto(n)} rows`);
     n.Plans?.forEach(walk);
   };
   walk(plan);
