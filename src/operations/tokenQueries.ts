@@ -271,17 +271,19 @@ function keepCount(database: Database, key: string, count: { n: number; upTo: nu
 }
 
 /**
- * How many word rows start with each of `words`, each counted only up to `upTo` (index ranges). A
- * count above RARE is kept a minute: it only chooses how a page is read (each path reads every
- * matching row), so a count that grew meanwhile slows a read but never changes its page. A rare
- * word's count decides that its rows are read whole (RARE of them at most): it is counted each time.
+ * How many word rows start with each of `words`, each counted only up to `upTo` (index ranges), and the
+ * tokens of each rare one. A count above RARE is kept a minute: it only chooses how a page is read (each
+ * path reads every matching row), so a count that grew meanwhile slows a read but never changes its
+ * page. A rare word's count decides that its rows are read whole (RARE of them at most): it is counted
+ * each time, and up to RARE + 1 the rows themselves are read rather than counted (index-only, as a count
+ * is), so that a rare word's page needs no read of its tokens first.
  */
 async function wordCounts(
   database: Database,
   words: string[],
   chainId?: ChainId,
   upTo = RARE + 1,
-): Promise<number[]> {
+): Promise<{ n: number[]; rare: Map<string, string[]> }> {
   const kept = keptCounts(database);
   const now = performance.now();
   const keyOf = (w: string) => `${chainId ?? 0} ${w}`;
@@ -289,21 +291,41 @@ async function wordCounts(
     const k = kept.get(keyOf(w));
     return k && now - k.at <= WORD_COUNT_MS && (k.n < k.upTo || k.upTo >= upTo) ? Math.min(k.n, upTo) : null;
   });
+  const rare = new Map<string, string[]>();
   const unknown = words.filter((_, i) => known[i] === null);
-  if (unknown.length === 0) return known as number[];
+  if (unknown.length === 0) return { n: known as number[], rare };
   const chain = chainId ? sql`and chain_id = ${chainId}` : sql``;
-  const counts = unknown.map(
-    (w, i) =>
-      sql`(select count(*) from (select 1 from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${literalLimit(upTo)}) r) as ${sql.ref(`c${i}`)}`,
-  );
-  const { rows } = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(
-    database.db,
-  );
-  const counted = new Map(unknown.map((w, i) => [w, Number(rows[0]?.[`c${i}`] ?? 0)]));
+  const range = (w: string) =>
+    sql`from token_words where word >= ${w} and word < ${prefixEnd(w)} ${chain} limit ${literalLimit(upTo)}`;
+  const counted = new Map<string, number>();
+  if (upTo <= RARE + 1) {
+    const parts = unknown.map(
+      (w, i) => sql`select ${sql.lit(i)} as i, r.address from (select address ${range(w)}) r`,
+    );
+    const { rows } = await sql<{
+      i: number | string;
+      address: string;
+    }>`${sql.join(parts, sql` union all `)}`.execute(database.db);
+    const listed = unknown.map(() => [] as string[]);
+    for (const r of rows) listed[Number(r.i)]?.push(r.address);
+    unknown.forEach((w, i) => {
+      const addresses = listed[i] as string[];
+      counted.set(w, addresses.length);
+      if (addresses.length <= RARE) rare.set(w, addresses);
+    });
+  } else {
+    const counts = unknown.map(
+      (w, i) => sql`(select count(*) from (select 1 ${range(w)}) r) as ${sql.ref(`c${i}`)}`,
+    );
+    const { rows } = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(
+      database.db,
+    );
+    unknown.forEach((w, i) => counted.set(w, Number(rows[0]?.[`c${i}`] ?? 0)));
+  }
   for (const [w, n] of counted) {
     if (n > RARE) keepCount(database, keyOf(w), { n, upTo, at: now });
   }
-  return words.map((w, i) => known[i] ?? (counted.get(w) as number));
+  return { n: words.map((w, i) => known[i] ?? (counted.get(w) as number)), rare };
 }
 
 /**
@@ -432,7 +454,7 @@ async function readTokenPage(
       for (const w of words) where.push(startsWord(deps.database.kind, 't', w));
       // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
       // one's list is walked in the page's order (one walk per word it starts, when they are few).
-      const counts = await wordCounts(deps.database, words, filters.chain_id);
+      const { n: counts, rare } = await wordCounts(deps.database, words, filters.chain_id);
       const key = words
         .map((w, i) => ({ w, n: counts[i] ?? 0 }))
         .sort((a, b) => a.n - b.n || b.w.length - a.w.length)[0] as { w: string; n: number };
@@ -440,7 +462,7 @@ async function readTokenPage(
       // candidates, below.
       const counted =
         key.n > RARE && words.length > 1 && !ranked
-          ? await wordCounts(deps.database, words, filters.chain_id, SORTED_WORD_ROWS + 1)
+          ? (await wordCounts(deps.database, words, filters.chain_id, SORTED_WORD_ROWS + 1)).n
           : [];
       const fewest = Math.min(...counted);
       const sortedWord = fewest <= SORTED_WORD_ROWS ? (words[counted.indexOf(fewest)] as string) : undefined;
@@ -500,15 +522,10 @@ async function readTokenPage(
         where.push(sql`(t.chain_id, t.address) in (${candidates})`);
         sorted = true;
       } else if (key.n <= RARE) {
-        let candidates = db
-          .selectFrom('token_words')
-          .select('address')
-          .where('word', '>=', key.w)
-          .where('word', '<', prefixEnd(key.w));
-        if (filters.chain_id) candidates = candidates.where('chain_id', '=', filters.chain_id);
-        const few = await candidates.limit(literalLimit(RARE)).execute();
+        // (Read with its count.)
+        const few = rare.get(key.w) ?? [];
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
-        where.push(sql`t.address in (${sql.join(few.map((c) => c.address))})`);
+        where.push(sql`t.address in (${sql.join(few)})`);
       } else if (forms > 0 && forms <= PREFIX_WORDS) {
         /** The page's candidates among the tokens with search word `form`, walked in launch order. */
         const walkOf = (form: string | RawBuilder<string>) => {
