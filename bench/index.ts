@@ -5,7 +5,7 @@
 // the devnet's), then times the market refresh of every token. Baseline in the same run: a bare
 // `select 1` round trip, 8 concurrent.
 import { sql } from 'kysely';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -527,7 +527,24 @@ export async function benchIndex() {
  *   for it. The index is larger than memory and the ingest writes it, so memory runs out each few
  *   seconds: with the kernel's defaults, the processes themselves reclaimed (29 times and 188
  *   compaction stalls in a second) and reads stalled all at once.
+ * - No proactive reclaim: a DAMON daemon that pages out memory not touched for a few seconds (some
+ *   virtual machines run one to hand memory back) evicts the index's pages between the reads that need
+ *   them, which then wait on the disk. It is stopped for the run and started again after.
  */
+/** The state files of the host's DAMON daemons that page memory out (proactive reclaim). */
+function pageoutDaemons(): string[] {
+  const root = '/sys/kernel/mm/damon/admin/kdamonds';
+  const under = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => /^\d+$/.test(n)) : []);
+  return under(root).flatMap((k) => {
+    const actions = under(join(root, k, 'contexts')).flatMap((c) =>
+      under(join(root, k, 'contexts', c, 'schemes')).map((n) =>
+        readFileSync(join(root, k, 'contexts', c, 'schemes', n, 'action'), 'utf8').trim(),
+      ),
+    );
+    return actions.includes('pageout') ? [join(root, k, 'state')] : [];
+  });
+}
+
 function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   const meminfo = () =>
     Object.fromEntries(
@@ -545,9 +562,18 @@ function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   };
   const wanted: [file: string, value: string, short: (now: string) => boolean][] = [
     ['/proc/sys/vm/nr_hugepages', String(pages), (now) => Number(now) < pages],
-    ['/proc/sys/vm/watermark_scale_factor', '200', (now) => Number(now) < 200],
-    ['/sys/kernel/mm/transparent_hugepage/defrag', 'defer', (now) => now === 'always' || now === 'madvise'],
   ];
+  // (BENCH_INDEX_RECLAIM=host: the kernel's reclaim as the host has it, to compare.)
+  if (process.env.BENCH_INDEX_RECLAIM !== 'host')
+    wanted.push(
+      ['/proc/sys/vm/watermark_scale_factor', '200', (now) => Number(now) < 200],
+      ['/sys/kernel/mm/transparent_hugepage/defrag', 'defer', (now) => now === 'always' || now === 'madvise'],
+      ...pageoutDaemons().map((state): [string, string, (now: string) => boolean] => [
+        state,
+        'off',
+        (now) => now === 'on',
+      ]),
+    );
   const undo: (() => void)[] = [];
   for (const [file, value, short] of wanted) {
     if (!existsSync(file)) continue;
@@ -565,10 +591,11 @@ function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   };
   process.once('exit', restore); // (also when the bench fails before its own `restore`)
   const m = meminfo();
+  const daemons = pageoutDaemons();
   const huge = (m.HugePages_Total ?? 0) * (m.Hugepagesize ?? 0) * 1024 >= sharedBytes;
   const has = (file: string) => (existsSync(file) ? read(file) : 'n/a');
   return {
-    described: `shared memory in ${huge ? '2 MB pages' : '4 KB pages (too few huge pages here)'}; vm.watermark_scale_factor ${has('/proc/sys/vm/watermark_scale_factor')}; transparent huge page defrag ${has('/sys/kernel/mm/transparent_hugepage/defrag')}`,
+    described: `shared memory in ${huge ? '2 MB pages' : '4 KB pages (too few huge pages here)'}; vm.watermark_scale_factor ${has('/proc/sys/vm/watermark_scale_factor')}; transparent huge page defrag ${has('/sys/kernel/mm/transparent_hugepage/defrag')}; proactive reclaim (DAMON pageout) ${daemons.length === 0 ? 'none' : daemons.map(has).join(', ')}`,
     restore,
   };
 }
