@@ -514,6 +514,20 @@ export async function benchIndex() {
   }
 }
 
+/** The state files of the host's DAMON daemons that page memory out (proactive reclaim). */
+function pageoutDaemons(): string[] {
+  const root = '/sys/kernel/mm/damon/admin/kdamonds';
+  const under = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => /^\d+$/.test(n)) : []);
+  return under(root).flatMap((k) => {
+    const actions = under(join(root, k, 'contexts')).flatMap((c) =>
+      under(join(root, k, 'contexts', c, 'schemes')).map((n) =>
+        readFileSync(join(root, k, 'contexts', c, 'schemes', n, 'action'), 'utf8').trim(),
+      ),
+    );
+    return actions.includes('pageout') ? [join(root, k, 'state')] : [];
+  });
+}
+
 /**
  * Sets the host as a production database host is set (README: The PostgreSQL host), where this process
  * may (root), each setting only where the host's own falls short; `restore` puts them back (also on
@@ -531,20 +545,6 @@ export async function benchIndex() {
  *   virtual machines run one to hand memory back) evicts the index's pages between the reads that need
  *   them, which then wait on the disk. It is stopped for the run and started again after.
  */
-/** The state files of the host's DAMON daemons that page memory out (proactive reclaim). */
-function pageoutDaemons(): string[] {
-  const root = '/sys/kernel/mm/damon/admin/kdamonds';
-  const under = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => /^\d+$/.test(n)) : []);
-  return under(root).flatMap((k) => {
-    const actions = under(join(root, k, 'contexts')).flatMap((c) =>
-      under(join(root, k, 'contexts', c, 'schemes')).map((n) =>
-        readFileSync(join(root, k, 'contexts', c, 'schemes', n, 'action'), 'utf8').trim(),
-      ),
-    );
-    return actions.includes('pageout') ? [join(root, k, 'state')] : [];
-  });
-}
-
 function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   const meminfo = () =>
     Object.fromEntries(
@@ -560,6 +560,7 @@ function tuneHost(sharedBytes: number): { described: string; restore(): void } {
     const text = readFileSync(file, 'utf8').trim();
     return /\[(\w+)\]/.exec(text)?.[1] ?? text;
   };
+  const daemons = pageoutDaemons();
   const wanted: [file: string, value: string, short: (now: string) => boolean][] = [
     ['/proc/sys/vm/nr_hugepages', String(pages), (now) => Number(now) < pages],
   ];
@@ -568,7 +569,7 @@ function tuneHost(sharedBytes: number): { described: string; restore(): void } {
     wanted.push(
       ['/proc/sys/vm/watermark_scale_factor', '200', (now) => Number(now) < 200],
       ['/sys/kernel/mm/transparent_hugepage/defrag', 'defer', (now) => now === 'always' || now === 'madvise'],
-      ...pageoutDaemons().map((state): [string, string, (now: string) => boolean] => [
+      ...daemons.map((state): [string, string, (now: string) => boolean] => [
         state,
         'off',
         (now) => now === 'on',
@@ -591,7 +592,6 @@ function tuneHost(sharedBytes: number): { described: string; restore(): void } {
   };
   process.once('exit', restore); // (also when the bench fails before its own `restore`)
   const m = meminfo();
-  const daemons = pageoutDaemons();
   const huge = (m.HugePages_Total ?? 0) * (m.Hugepagesize ?? 0) * 1024 >= sharedBytes;
   const has = (file: string) => (existsSync(file) ? read(file) : 'n/a');
   return {

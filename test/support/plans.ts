@@ -69,7 +69,6 @@ const rowsInto = (n: PlanNode) => {
  * What in a plan does not scale, or costs a page more than its rows: `sortable` is the most rows a sort
  * or a grouping may take (a page and its margin).
  */
-
 export function planProblems(plan: PlanNode, sortable: number): string[] {
   const out: string[] = [];
   const walk = (n: PlanNode) => {
