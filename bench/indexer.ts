@@ -147,6 +147,7 @@ async function fill(database: Database): Promise<{ token: string; name: string }
     .selectFrom('tokens')
     .select(['address', 'name', 'symbol', 'block_number', 'created_at'])
     .execute();
+  const wordsOf = new Map(names.map((t) => [t.address, searchText(t.name, t.symbol)]));
   const words = names.flatMap((t) =>
     searchWords(t.name, t.symbol).map((word) => ({
       chain_id: 8453,
@@ -202,6 +203,7 @@ async function fill(database: Database): Promise<{ token: string; name: string }
     as_of_block: TRADES,
     updated_at: Date.now(),
     rebuild: 0,
+    search_words: wordsOf.get(getAddress(hex(n + 1))) ?? '',
   }));
   await db
     .insertInto('market_state')

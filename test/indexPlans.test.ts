@@ -254,6 +254,50 @@ describe('word counts of search', () => {
   });
 });
 
+describe('a ranked search', () => {
+  it('walks the ranked indexes alone, and reads only its page of tokens and market rows', async () => {
+    captured.length = 0;
+    const r = await app.inject({
+      url: '/v1/tokens/search?q=moon&sort=trending&limit=25',
+      headers: { 'x-api-key': key },
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    expect((r.json() as { data: unknown[] }).data).toHaveLength(25);
+    const page = captured.find((c) => /from "token_market"/.test(c.text));
+    expect(page).toBeDefined();
+    const plan = await explain(database, page?.text as string, page?.parameters ?? []);
+    type Node = {
+      'Node Type': string;
+      'Relation Name'?: string;
+      'Index Name'?: string;
+      'Actual Rows'?: number;
+      'Actual Loops'?: number;
+      'Heap Fetches'?: number;
+      Plans?: Node[];
+    };
+    const scans: Node[] = [];
+    const walk = (n: Node) => {
+      if (n['Relation Name']) scans.push(n);
+      for (const c of n.Plans ?? []) walk(c);
+    };
+    walk(plan as Node);
+    const rowsOf = (n: Node) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1);
+    // Each chain's range: its trending index, without a row of the table read for the words.
+    const ranges = scans.filter((n) => /trending_score/.test(n['Index Name'] ?? ''));
+    expect(ranges.map((n) => [n['Node Type'], n['Heap Fetches']])).toEqual(
+      ranges.map(() => ['Index Only Scan', 0]),
+    );
+    expect(ranges.length).toBe(4);
+    // The tokens and the market rows of the page only, one each.
+    const rows = scans.filter((n) => !ranges.includes(n));
+    for (const table of ['tokens', 'token_market'])
+      expect(
+        rows.filter((n) => (n['Relation Name'] ?? '').startsWith(table)).reduce((a, n) => a + rowsOf(n), 0),
+        table,
+      ).toBe(26);
+  });
+});
+
 describe('words a prefix starts', () => {
   it('finds a token whose word the prefix did not start when its count of words was kept', async () => {
     const db = database.db;

@@ -90,6 +90,30 @@ async function refreshed(token: Address) {
   throw new Error('market data was not refreshed');
 }
 
+/** The token's market row on chain 8453, if it has one. */
+const marketRow = (token: Address) =>
+  env.gw.database.db
+    .selectFrom('token_market')
+    .select('search_words')
+    .where('chain_id', '=', 8453)
+    .where('address', '=', token)
+    .executeTakeFirst();
+
+/** Every market row of chain 8453 has its token's search words (its row, not a copy of another's). */
+async function expectMarketWords() {
+  const db = env.gw.database.db;
+  const rows = await db
+    .selectFrom('token_market as m')
+    .innerJoin('tokens as t', (j) =>
+      j.onRef('t.chain_id', '=', 'm.chain_id').onRef('t.address', '=', 'm.address'),
+    )
+    .select(['t.search_words as token', 'm.search_words as market'])
+    .where('m.chain_id', '=', 8453)
+    .execute();
+  expect(rows.length).toBeGreaterThan(0);
+  expect(rows.filter((r) => r.token !== r.market)).toEqual([]);
+}
+
 /**
  * Chain 8453's list in `sort` order walked two tokens a page is the whole list (read at once, limit 100)
  * with no duplicate and no gap, and has every token of the chain; a refresh meanwhile (cursor_stale, or
@@ -506,6 +530,10 @@ describe('indexed reads', () => {
     const factory = base.current.factory;
     const [creator, heir] = [base.account(2), base.account(3)];
     const f = LaunchFactoryAbi as Abi;
+    // (Its market row is there before the update, which the ranked search below finds in it.)
+    for (let i = 0; i < 1500 && (await marketRow(token)) === undefined; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(await marketRow(token)).toBeDefined();
     await base.call(creator, factory, f, 'updateTokenName', [token, 'Delta Wolf']);
     await base.call(creator, factory, f, 'updateTokenSymbol', [token, 'DWLF']);
     await base.call(creator, factory, f, 'updateTokenContractURI', [token, 'https://example.org/wolf.json']);
@@ -565,6 +593,11 @@ describe('indexed reads', () => {
     expect(await search('wolf')).toEqual([token]);
     expect(await search('dwlf')).toEqual([token]);
     expect(await search('fox')).toEqual([]);
+    // A ranked search tests the words the token's market row keeps: the new ones, from the update on,
+    // whether or not a refresh has recomputed the row since.
+    expect(await search('wolf&sort=trending')).toEqual([token]);
+    expect(await search('fox&sort=trending')).toEqual([]);
+    await expectMarketWords();
   });
 
   it('pages holders from the index, largest first, each page resuming after the last', async () => {
@@ -830,6 +863,9 @@ describe('indexed reads', () => {
     const found = async (q: string) => (await get(`/v1/tokens/search?q=${q}`)).json.data.length;
     expect(await found('orphan')).toBe(0);
     expect(await found('alpha')).toBe(1);
+    expect(await found('orphan&sort=market_cap')).toBe(0);
+    expect(await found('alpha&sort=market_cap')).toBe(1);
+    await expectMarketWords();
     // Market data is recomputed without the orphaned trade (5e16 in) and with the survivor (2e16 in).
     const after = await refreshed(traded);
     expect(after.activity['24h'].volume_quote_raw).toBe(

@@ -259,6 +259,53 @@ describe.each(backends)('$name', ({ name, env }) => {
     }
   });
 
+  it('upgrades market rows made before they kept search words: each gets its token’s', async () => {
+    const e = await env();
+    const file = name === 'sqlite' ? new BetterSqlite(join(tempDir(), 'old.sqlite')) : undefined;
+    if (file) addAmountSum(file);
+    const db = file
+      ? new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) })
+      : new Kysely<Tables>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
+        });
+    try {
+      await migrate(db, name as 'sqlite' | 'postgres', 1, '0025_token_words_lead');
+      for (const [address, words] of [
+        ['0xa1', ' dire wolf dwlf'],
+        ['0xa2', ''],
+      ] as const) {
+        await sql`insert into tokens (chain_id, address, suite_id, market, quote_address, creator, pool_id,
+          hook, tick_spacing, name, symbol, search_words, metadata_uri, block_number, log_index, tx_hash,
+          created_at, current_creator, launch_supply, fee_recipient) values (8453, ${address}, 's',
+          'standard', '0x', '0x', '0x', '0x', 200, 'Dire Wolf', 'DWLF', ${words}, '', 7, 0, '0x',
+          1700000000, '0x', '1', '0x')`.execute(db);
+        await sql`insert into token_market (chain_id, address, market, sqrt_price_x96, reserve_quote_raw,
+          activity, trending_score, as_of_block, updated_at, rebuild, market_cap_quote, liquidity_quote,
+          volume_24h_quote, usd_source) values (8453, ${address}, 'standard', '1', '0', '{}', 1, 7, 0, 0,
+          1, 1, 1, 2)`.execute(db);
+      }
+      // A market row whose token a reorg has just removed.
+      await sql`insert into token_market (chain_id, address, market, sqrt_price_x96, reserve_quote_raw,
+        activity, trending_score, as_of_block, updated_at, rebuild, market_cap_quote, liquidity_quote,
+        volume_24h_quote, usd_source) values (4663, '0xa1', 'standard', '1', '0', '{}', 1, 7, 0, 0, 1, 1,
+        1, 2)`.execute(db);
+      await migrate(db, name as 'sqlite' | 'postgres');
+      const rows = await db
+        .selectFrom('token_market')
+        .select(['chain_id', 'address', 'search_words'])
+        .orderBy('chain_id')
+        .orderBy('address')
+        .execute();
+      expect(rows).toEqual([
+        { chain_id: 4663, address: '0xa1', search_words: '' },
+        { chain_id: 8453, address: '0xa1', search_words: ' dire wolf dwlf' },
+        { chain_id: 8453, address: '0xa2', search_words: '' },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('serves keyed requests from this database, and hides database faults', async () => {
     const gw = await startGateway(await env());
     try {

@@ -406,12 +406,13 @@ export async function refreshFields(
       .where('address', '=', token)
       .executeTakeFirst();
     if (!launch || latest.name === undefined) continue; // not a token of ours, or its launch is orphaned
+    const words = searchText(latest.name, latest.symbol ?? '');
     await trx
       .updateTable('tokens')
       .set({
         name: latest.name,
         symbol: latest.symbol ?? '',
-        search_words: searchText(latest.name, latest.symbol ?? ''),
+        search_words: words,
         metadata_uri: latest.metadata_uri ?? '',
         current_creator: latest.current_creator ?? '',
         fee_recipient: latest.fee_recipient ?? '',
@@ -421,6 +422,13 @@ export async function refreshFields(
           metadata_uri: raw.metadata_uri ?? null,
         }),
       })
+      .where('chain_id', '=', chainId)
+      .where('address', '=', token)
+      .execute();
+    // (Its market row keeps them too, for ranked searches: the chain's refresh runs between its ranges.)
+    await trx
+      .updateTable('token_market')
+      .set({ search_words: words })
       .where('chain_id', '=', chainId)
       .where('address', '=', token)
       .execute();

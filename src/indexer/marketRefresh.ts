@@ -234,6 +234,7 @@ async function refreshChain(opts: RefreshMarketInput): Promise<number> {
           as_of_block: through,
           updated_at: opts.nowMs,
           rebuild: 0,
+          search_words: token.search_words,
         };
       });
       await put(rows);
@@ -285,6 +286,7 @@ const inputsQuery = (db: Kysely<Tables>, chainId: ChainId) =>
       j.onRef('s.chain_id', '=', 't.chain_id').onRef('s.address', '=', 't.address'),
     )
     .select(['t.address', 't.market', 't.suite_id', 't.quote_address', 't.pool_id', 't.launch_supply'])
+    .select('t.search_words')
     .select(['s.reserve_quote_raw', 's.sqrt_price_x96 as traded_sqrt'])
     .where('t.chain_id', '=', chainId);
 type MarketInput = Awaited<ReturnType<ReturnType<typeof inputsQuery>['execute']>>[number] & {
@@ -365,7 +367,7 @@ async function writeQuietRows(
         sql`lower(u.address) collate "C" < lower(u.quote_address) collate "C"`,
       );
       const rest = await sql<{ address: string }>`with u as materialized (
-          select t.address, t.market, t.launch_supply, t.quote_address, s.sqrt_price_x96,
+          select t.address, t.market, t.search_words, t.launch_supply, t.quote_address, s.sqrt_price_x96,
             coalesce(s.reserve_quote_raw, '0') as reserve, ${unit} as unit, ${source} as usd_source,
             ${quiet} as quiet
           from tokens t
@@ -375,10 +377,10 @@ async function writeQuietRows(
         ), written as (
           insert into ${sql.table(table)} (chain_id, address, market, sqrt_price_x96, reserve_quote_raw,
             activity, market_cap_quote, liquidity_quote, volume_24h_quote, usd_source, trending_score,
-            as_of_block, updated_at, rebuild)
+            as_of_block, updated_at, rebuild, search_words)
           select ${chainId}::integer, u.address, u.market, u.sqrt_price_x96, u.reserve, ${NO_ACTIVITY}::text,
             ${quoteRankSql(cap, sql`u.unit`)}, ${quoteRankSql(sql`u.reserve::numeric`, sql`u.unit`)}, 0,
-            u.usd_source, 0, ${at.through}::bigint, ${at.nowMs}::bigint, 0
+            u.usd_source, 0, ${at.through}::bigint, ${at.nowMs}::bigint, 0, u.search_words
           from u where u.quiet
         )
         select address from u where not u.quiet order by address`.execute(trx);
@@ -404,6 +406,7 @@ async function upsertMarket(database: Database, rows: TokenMarketTable[]): Promi
         as_of_block: eb.ref('excluded.as_of_block'),
         rebuild: eb.ref('excluded.rebuild'),
         updated_at: eb.ref('excluded.updated_at'),
+        search_words: eb.ref('excluded.search_words'),
       })),
     ),
   );

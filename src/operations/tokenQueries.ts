@@ -238,11 +238,11 @@ const launchOrderAfter = (alias: 't' | 's', sort: Sort, p: LaunchPosition) =>
 const PREFIX_WORDS = 16;
 
 /**
- * A token's name or symbol (alias `t`, `s` or `b`) has a word starting with `word`. A position test, not a
- * LIKE: PostgreSQL estimates a LIKE from its statistics and, finding it rare, scans the whole table for
- * it instead of walking the page's order.
+ * A token's name or symbol (alias `t`, `s` or `b`; `m`, its market row) has a word starting with `word`.
+ * A position test, not a LIKE: PostgreSQL estimates a LIKE from its statistics and, finding it rare,
+ * scans the whole table for it instead of walking the page's order.
  */
-const startsWord = (kind: Database['kind'], alias: 't' | 's' | 'b', word: string) =>
+const startsWord = (kind: Database['kind'], alias: 't' | 's' | 'b' | 'm', word: string) =>
   sql<boolean>`${sql.raw(kind === 'postgres' ? 'strpos' : 'instr')}(${sql.ref(`${alias}.search_words`)}, ${` ${word}`}) > 0`;
 
 /** How long a common word's row count is kept (per database) before it is counted again. */
@@ -395,8 +395,10 @@ async function readTokenPage(
   const chainIds = filters.chain_id ? [filters.chain_id] : CHAIN_IDS;
   const scope = Cursors.scope(operation, { ...filters, sort });
   const ranked: Ranked | undefined = sort in RANKED ? RANKED[sort as keyof typeof RANKED] : undefined;
-  // Conditions on the token (`t`); a ranked list's chain and market are its ranges' own (rankedBranches).
+  // Conditions on the token (`t`); a ranked list's are on its market row (`m`, which has the token's
+  // search words), and its chain and market are its ranges' own (rankedBranches).
   const where: RawBuilder<boolean>[] = [];
+  const on = ranked ? 'm' : 't';
   if (filters.chain_id && !ranked) where.push(sql`t.chain_id = ${filters.chain_id}`);
   if (filters.market && filters.market !== 'all' && !ranked) where.push(sql`t.market = ${filters.market}`);
   if (filters.creator) where.push(sql`t.creator = ${filters.creator}`);
@@ -446,12 +448,12 @@ async function readTokenPage(
   }
   if (filters.q) {
     const q = filters.q;
-    if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(sql`t.address = ${getAddress(q)}`);
+    if (/^0x[0-9a-fA-F]{40}$/.test(q)) where.push(sql`${sql.ref(`${on}.address`)} = ${getAddress(q)}`);
     else {
       const words = searchWords(q);
       if (words.length === 0) return { items: [], next: null, indexedThrough: await through };
       // Every word of the query starts a word of the name or symbol.
-      for (const w of words) where.push(startsWord(deps.database.kind, 't', w));
+      for (const w of words) where.push(startsWord(deps.database.kind, on, w));
       // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
       // one's list is walked in the page's order (one walk per word it starts, when they are few).
       const { n: counts, rare } = await wordCounts(deps.database, words, filters.chain_id);
@@ -529,7 +531,7 @@ async function readTokenPage(
         // (Read with its count.)
         const few = rare.get(key.w) ?? [];
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
-        where.push(sql`t.address in (${sql.join(few)})`);
+        where.push(sql`${sql.ref(`${on}.address`)} in (${sql.join(few)})`);
       } else if (forms > 0 && forms <= PREFIX_WORDS) {
         /** The page's candidates among the tokens with search word `form`, walked in launch order. */
         const walkOf = (form: string | RawBuilder<string>) => {
@@ -568,6 +570,8 @@ async function readTokenPage(
     }
   }
   const filtered = where.length > 0 ? sql<boolean>`${sql.join(where, sql` and `)}` : sql<boolean>`1 = 1`;
+  /** A ranked search's ranges give only their rows' keys (rankedBranches). */
+  const keysOnly = where.length > 0;
   /** A ranked page from the merged ranges: those of priced tokens only, or all of them. */
   const rankedPage = (st: Awaited<typeof state>, order: Ranked, unpriced: boolean) => {
     const branches = rankedBranches(order, chainIds, filters.market, st.byChain, position, unpriced);
@@ -576,7 +580,8 @@ async function readTokenPage(
     // The page merged from the ranges (each with its market rows) first, then only its rows joined to
     // their tokens. (Joined before the limit, every range's rows were, and to token_market once more,
     // whose nine indexes of four partitions the planner weighed: for a trending page of four chains,
-    // 849 buffers read and 2.0 ms to plan and run it, now 140 and 0.7 ms.)
+    // 849 buffers read and 2.0 ms to plan and run it, now 140 and 0.7 ms.) A search's ranges give keys
+    // only, and its page's market rows are joined with its tokens (see rankedBranches).
     const keys = db
       .selectFrom(union.as('u'))
       .selectAll()
@@ -586,14 +591,22 @@ async function readTokenPage(
       .orderBy('u.rank', 'desc')
       .orderBy('u.address', 'desc')
       .limit(literalLimit(limit + 1));
-    return db
+    const page = db
       .selectFrom(keys.as('b'))
       .innerJoin('tokens as t', (j) =>
         j.onRef('t.chain_id', '=', 'b.chain_id').onRef('t.address', '=', 'b.address'),
       )
       .selectAll('t')
-      .select(RANKED_COLUMNS)
-      .select(['b.value', 'b.source', 'b.rank'])
+      .select(['b.value', 'b.source', 'b.rank']);
+    return (
+      keysOnly
+        ? page
+            .innerJoin('token_market as m', (j) =>
+              j.onRef('m.chain_id', '=', 'b.chain_id').onRef('m.address', '=', 'b.address'),
+            )
+            .select(MARKET_COLUMNS)
+        : page.select(RANKED_COLUMNS)
+    )
       .orderBy('b.value', 'desc')
       .orderBy('b.chain_id', 'desc')
       .orderBy('b.source', 'desc')
@@ -660,15 +673,15 @@ async function readTokenPage(
         let branch = deps.database.db
           .selectFrom('token_market as m')
           .select(['m.chain_id', 'm.address'])
-          .select(MARKET_COLUMNS)
+          .$if(!keysOnly, (b) => b.select(MARKET_COLUMNS))
           .select([value.as('value'), sql.lit(source).as('source'), column.as('rank')])
           .where('m.chain_id', '=', chain)
           .where(column, 'is not', null);
-        // (The token's own conditions, when there are any: a creator, search words.)
-        if (where.length > 0)
-          branch = branch.where(
-            sql<boolean>`exists (select 1 from tokens t where t.chain_id = m.chain_id and t.address = m.address and ${filtered})`,
-          );
+        // (A search's words, tested on the market row's own copy of them, which on PostgreSQL the range's
+        // index carries: keys only, the walk reads its index alone. "moon" by trending at 1M tokens,
+        // warm: 2.1 ms of execution when each row walked had its token probed, 0.45 ms when its market
+        // row was read, 0.23 ms.)
+        if (where.length > 0) branch = branch.where(filtered);
         if (order.usd) branch = branch.where('m.usd_source', '=', source);
         if (at) {
           const [v, c, src, rank, address] = at;

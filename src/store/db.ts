@@ -234,6 +234,8 @@ export interface TokenMarketTable {
   volume_24h_quote: number | null;
   /** Where the token's USD price comes from (USD_SOURCE), null until a refresh sets it. */
   usd_source: number | null;
+  /** The token's search words (tokens.search_words), kept with them: a ranked search tests them here. */
+  search_words: string;
 }
 /** Per traded token, what its trades add up to (indexer/tradeTotals.ts). */
 export interface TokenTotalsTable {

@@ -257,14 +257,14 @@ export async function generateMarket(database: Database, scale: IndexScale, log:
     .raw(
       `insert into token_market (chain_id, address, market, sqrt_price_x96, reserve_quote_raw, activity,
          trending_score, as_of_block, updated_at, rebuild, market_cap_quote, liquidity_quote, volume_24h_quote,
-         usd_source)
+         usd_source, search_words)
        select t.chain_id, t.address, t.market, '79228162514264337593543950336', coalesce(a.reserve, 0)::text,
          json_build_object('1h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
            '6h', json_build_object('trades', 0, 'volume_quote_raw', '0'),
            '24h', json_build_object('trades', coalesce(a.recent, 0), 'volume_quote_raw', coalesce(a.recent_volume, 0)::text))::text,
          coalesce(a.recent, 0) * 1.5 + (n % 97) / 100.0, s.indexed_through, 0, 0,
          (hashint8(n) % 1000000 + 1000000) % 1000000 / 20000.0, coalesce(a.reserve, 0) / 2e9,
-         coalesce(a.recent_volume, 0) / 2e9, 2
+         coalesce(a.recent_volume, 0) / 2e9, 2, t.search_words
        from (select *, ('x' || substr(address, 27, 16))::bit(64)::bigint as n from tokens) t
        join (select chain_id, max(block_number) indexed_through from trades group by chain_id) s using (chain_id)
        left join (select chain_id, token, sum(quote_amount_raw::numeric) reserve,
