@@ -531,7 +531,13 @@ async function readTokenPage(
         // (Read with its count.)
         const few = rare.get(key.w) ?? [];
         if (few.length === 0) return { items: [], next: null, indexedThrough: await through };
-        where.push(sql`${sql.ref(`${on}.address`)} in (${sql.join(few)})`);
+        // (PostgreSQL: as one array, so that the statement's text, prepared once, is the same for any
+        // number of them.)
+        where.push(
+          deps.database.kind === 'postgres'
+            ? sql`${sql.ref(`${on}.address`)} = any(${few}::varchar[])`
+            : sql`${sql.ref(`${on}.address`)} in (${sql.join(few)})`,
+        );
       } else if (forms > 0 && forms <= PREFIX_WORDS) {
         /** The page's candidates among the tokens with search word `form`, walked in launch order. */
         const walkOf = (form: string | RawBuilder<string>) => {
@@ -625,20 +631,31 @@ async function readTokenPage(
         return rankedPage(st, ranked, true);
       })
     : db
-        .selectFrom('tokens as t')
+        .selectFrom(
+          // The page's tokens first, then only their market rows. (Joined before the limit, every
+          // candidate's was: a rare word's 111 tokens, 111 market rows read for 26.)
+          db
+            .selectFrom('tokens as t')
+            .selectAll()
+            .where(filtered)
+            // (`+ 0`: an order the launch-time index cannot give, so that the planner reads the
+            // candidates and sorts the few that pass rather than walking the index for them.)
+            .orderBy(sorted ? sql`t.created_at + 0` : sql.ref('t.created_at'), dir)
+            .orderBy('t.chain_id', dir)
+            .orderBy('t.block_number', dir)
+            .orderBy('t.log_index', dir)
+            .limit(literalLimit(limit + 1))
+            .as('t'),
+        )
         .leftJoin('token_market as m', (j) =>
           j.onRef('m.chain_id', '=', 't.chain_id').onRef('m.address', '=', 't.address'),
         )
         .selectAll('t')
         .select(MARKET_COLUMNS)
-        .where(filtered)
-        // (`+ 0`: an order the launch-time index cannot give, so that the planner reads the candidates
-        // and sorts the few that pass rather than walking the index for them.)
-        .orderBy(sorted ? sql`t.created_at + 0` : sql.ref('t.created_at'), dir)
+        .orderBy('t.created_at', dir)
         .orderBy('t.chain_id', dir)
         .orderBy('t.block_number', dir)
         .orderBy('t.log_index', dir)
-        .limit(literalLimit(limit + 1))
         .execute();
 
   /**

@@ -53,11 +53,13 @@ async function analyzed(executor: Database['db'], statement: string): Promise<Pl
 }
 
 const literal = (v: unknown): string =>
-  v === null || v === undefined
-    ? 'null'
-    : typeof v === 'number' || typeof v === 'bigint'
-      ? String(v)
-      : `'${String(v).replaceAll("'", "''")}'`;
+  Array.isArray(v)
+    ? `'{${v.map((e) => `"${String(e).replaceAll('"', '\\"').replaceAll("'", "''")}"`).join(',')}}'`
+    : v === null || v === undefined
+      ? 'null'
+      : typeof v === 'number' || typeof v === 'bigint'
+        ? String(v)
+        : `'${String(v).replaceAll("'", "''")}'`;
 
 /** The rows a node's first input gave it, over all its loops. */
 const rowsInto = (n: PlanNode) => {
