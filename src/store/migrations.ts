@@ -780,6 +780,19 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       await sql`analyze token_market`.execute(db);
     },
   },
+  '0027_fee_claims_amounts': {
+    async up(db: AnyDb) {
+      // PostgreSQL: a wallet's positions index carries each event's amount, so that a position's claims
+      // are summed from the index alone: the bench's busy wallet has 264 claims among 40k credits, read
+      // as 264 heap rows (0.74 ms, warm) for each read of its fee positions. Built anew under another
+      // name, then it takes the old one's.
+      if (kind !== 'postgres') return;
+      await sql`create index fee_events_claims on fee_events (recipient, chain_id, escrow, currency, kind)
+        include (amount)`.execute(db);
+      await db.schema.dropIndex('fee_events_positions').execute();
+      await sql`alter index fee_events_claims rename to fee_events_positions`.execute(db);
+    },
+  },
 });
 
 /**
