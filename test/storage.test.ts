@@ -17,6 +17,19 @@ const backends = [
 ];
 
 describe.each(backends)('$name', ({ name, env }) => {
+  /** A database of this backend with no migration applied yet (an upgrade's test migrates it in steps). */
+  const unmigrated = async () => {
+    const e = await env();
+    const file = name === 'sqlite' ? new BetterSqlite(join(tempDir(), 'old.sqlite')) : undefined;
+    // (As openDatabase adds it before migrating.)
+    if (file) addAmountSum(file);
+    return file
+      ? new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) })
+      : new Kysely<Tables>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
+        });
+  };
+
   it('migrates idempotently and stores keys without their secrets', async () => {
     const e = await env();
     const opts = { databaseUrl: e.DATABASE_URL, dataDir: tempDir() };
@@ -162,15 +175,7 @@ describe.each(backends)('$name', ({ name, env }) => {
   });
 
   it('upgrades an index made before search text: each token gets the words of its name and symbol', async () => {
-    const e = await env();
-    const db =
-      name === 'sqlite'
-        ? new Kysely<Tables>({
-            dialect: new SqliteDialect({ database: new BetterSqlite(join(tempDir(), 'old.sqlite')) }),
-          })
-        : new Kysely<Tables>({
-            dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
-          });
+    const db = await unmigrated();
     try {
       await migrate(db, name as 'sqlite' | 'postgres', 1, '0015_webhooks');
       const token = { chain_id: 8453, address: '0x00000000000000000000000000000000000000a1' };
@@ -193,15 +198,7 @@ describe.each(backends)('$name', ({ name, env }) => {
   });
 
   it('upgrades an index made before trade totals: each traded token gets its reserve, last block and price', async () => {
-    const e = await env();
-    const file = name === 'sqlite' ? new BetterSqlite(join(tempDir(), 'old.sqlite')) : undefined;
-    // (As openDatabase adds it before migrating.)
-    if (file) addAmountSum(file);
-    const db = file
-      ? new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) })
-      : new Kysely<Tables>({
-          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
-        });
+    const db = await unmigrated();
     try {
       await migrate(db, name as 'sqlite' | 'postgres', 1, '0023_token_words_token');
       const big = 10n ** 30n;
@@ -260,14 +257,7 @@ describe.each(backends)('$name', ({ name, env }) => {
   });
 
   it('upgrades market rows made before they kept search words: each gets its token’s', async () => {
-    const e = await env();
-    const file = name === 'sqlite' ? new BetterSqlite(join(tempDir(), 'old.sqlite')) : undefined;
-    if (file) addAmountSum(file);
-    const db = file
-      ? new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) })
-      : new Kysely<Tables>({
-          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: e.DATABASE_URL }) }),
-        });
+    const db = await unmigrated();
     try {
       await migrate(db, name as 'sqlite' | 'postgres', 1, '0025_token_words_lead');
       for (const [address, words] of [
