@@ -145,9 +145,9 @@ async function fill(database: Database): Promise<{ token: string; name: string }
   // The search words the indexer would write for them.
   const names = await db
     .selectFrom('tokens')
-    .select(['address', 'name', 'symbol', 'block_number', 'created_at'])
+    .select(['address', 'name', 'symbol', 'search_words', 'block_number', 'created_at'])
     .execute();
-  const wordsOf = new Map(names.map((t) => [t.address, searchText(t.name, t.symbol)]));
+  const wordsOf = new Map(names.map((t) => [t.address, t.search_words]));
   const words = names.flatMap((t) =>
     searchWords(t.name, t.symbol).map((word) => ({
       chain_id: 8453,

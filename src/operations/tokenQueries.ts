@@ -401,6 +401,7 @@ async function readTokenPage(
   const on = ranked ? 'm' : 't';
   if (filters.chain_id && !ranked) where.push(sql`t.chain_id = ${filters.chain_id}`);
   if (filters.market && filters.market !== 'all' && !ranked) where.push(sql`t.market = ${filters.market}`);
+  // (A creator's tokens are listed in launch order only: never a ranked list's condition.)
   if (filters.creator) where.push(sql`t.creator = ${filters.creator}`);
   // How far the index reached is taken first; the market state and the token a cursor stands on are
   // read side by side with the page, and checked before the page is used.
