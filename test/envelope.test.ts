@@ -1,6 +1,7 @@
-// Request ids: ULIDs built from a per-millisecond time prefix and pooled random bytes.
+// Request ids: ULIDs built from a per-millisecond time prefix and pooled random bytes. Indexed pages as
+// JSON text.
 import { describe, expect, it } from 'vitest';
-import { requestId, ulid } from '../src/http/envelope.ts';
+import { indexedPage, indexedPageJson, requestId, ulid } from '../src/http/envelope.ts';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -24,5 +25,30 @@ describe('ulid', () => {
     expect(requestId('short')).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(requestId('bad id with spaces')).toMatch(/^req_/);
     expect(requestId(['a', 'b'])).toMatch(/^req_/);
+  });
+});
+
+describe('indexedPageJson', () => {
+  it('sends what indexedPage answers, each caller its own envelope, the rows serialised once per page', () => {
+    const now = 1_763_933_000_123;
+    const page = {
+      items: [{ chain_id: 8453, name: 'Pepe "Rocket"\u0000' }],
+      next: 'c1',
+      indexedThrough: { 8453: '120' },
+      warnings: ['chain 143: no USD price'],
+    };
+    const first = indexedPageJson('req-a.0001', now, page);
+    expect(JSON.parse(first)).toEqual(indexedPage('req-a.0001', now, page));
+    // A second caller of the same (shared) page: its own request id and time, the rows' JSON reused.
+    page.items.push({ chain_id: 143, name: 'later' });
+    const second = JSON.parse(indexedPageJson('req-b.0002', now + 5, page)) as Record<string, never>;
+    expect(second).toEqual({
+      ...indexedPage('req-b.0002', now + 5, { ...page, items: page.items.slice(0, 1) }),
+    });
+    // Without an indexed_through, the meta has none.
+    const bare = { items: [], next: null, indexedThrough: undefined };
+    expect(JSON.parse(indexedPageJson('req-c.0003', now, bare))).toEqual(
+      indexedPage('req-c.0003', now, bare),
+    );
   });
 });
