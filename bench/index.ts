@@ -101,9 +101,18 @@ const pct = (sorted: number[], p: number) =>
 
 /**
  * ms; `failed`: answers other than 200 (not in the figures); `perS`: answers a second; `paused`: answers
- * not counted, since their request overlapped a reset of the ingest loop.
+ * not counted, since their request overlapped a reset of the ingest loop; `stalledMs`: the read clients'
+ * own longest stall (bench/readClients.ts).
  */
-type Latency = { p50: number; p99: number; n: number; failed?: number; perS?: number; paused?: number };
+type Latency = {
+  p50: number;
+  p99: number;
+  n: number;
+  failed?: number;
+  perS?: number;
+  paused?: number;
+  stalledMs?: number;
+};
 
 /**
  * The ingest loop's resets between its passes (bench/ingestLoop.ts: it deletes and vacuums the 1.6M rows
@@ -422,6 +431,14 @@ export async function benchIndex() {
         `| ${label}, page ${DEEP.toLocaleString('en')} | ${thousandth.p50.toFixed(2)} | ${thousandth.p99.toFixed(2)} | ${(thousandth.p50 / first.p50).toFixed(2)} |`,
       );
     }
+    // The measuring side's own stalls: a p99 near one is the clients', not the gateway's.
+    const stalled = [
+      ...Object.entries(results),
+      ...Object.entries(sharedResults).map(([l, r]) => [`${l} (shared)`, r] as const),
+    ].filter(([, r]) => (r.stalledMs ?? 0) > 10);
+    console.log(
+      `\n(The read clients' own event loop, each request reads and shared pages: held up more than 10 ms in ${stalled.length} of ${2 * chosen.length} runs${stalled.length ? `: ${stalled.map(([l, r]) => `${l} ${ms(r.stalledMs ?? null, 0)} ms (its p99 ${ms(r.p99, 1)})`).join(', ')}` : ''}. A request in flight then waits with it.)`,
+    );
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];
     const resetsMeanwhile = resets.countSince(readsFrom);

@@ -7,13 +7,16 @@
 // - `rate` 0: as fast as answers come (closed loop, driven by autocannon, a light client): the figure is
 //   the throughput (answers a second); its latencies are the queue the clients themselves make.
 // Runs for `seconds` outside pauses, or until SIGTERM when `seconds` is 0, then prints [{ p50, p99, n,
-// failed, perS, paused }] (ms, over the 200 answers; `failed`: the others; `perS`: answers a second;
-// `paused`: answers not counted), one per path, as JSON, on the line after `ready`.
+// failed, perS, paused, stalledMs }] (ms, over the 200 answers; `failed`: the others; `perS`: answers a
+// second; `paused`: answers not counted; `stalledMs`: the longest this process's own event loop was
+// held up while counting, which every answer then in flight counts too), one per path, as JSON, on the
+// line after `ready`.
 // Pauses: from SIGUSR1 to SIGUSR2 the bench's write load is not ingesting but resetting its rows between
 // passes; a request sent or answered in a pause is sent as any other but not counted, and a pause's time
 // is not in `perS`.
 import autocannon from 'autocannon';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { paced } from './paced.ts';
 import { Pauses } from './pauses.ts';
 
@@ -50,15 +53,27 @@ const stopWhenCounted = () => {
   if (opts.seconds <= 0) return;
   timer = setInterval(() => pauses.counted(from, opts.seconds) && stop(), 20);
 };
+/** The client's own stalls (its GC, or waiting for a core), from the first counted request. */
+const loop = monitorEventLoopDelay({ resolution: 1 });
 await (opts.rate > 0 ? openLoop() : closedLoop());
 clearInterval(timer);
+loop.disable();
+const stalledMs = loop.max / 1e6;
 const elapsed = (performance.now() - from - pauses.msSince(from)) / 1000;
 console.log(
   JSON.stringify(
     times.map((t, i) => {
       const perS = t.length / elapsed;
       t.sort((a, b) => a - b);
-      return { p50: pct(t, 50), p99: pct(t, 99), n: t.length, failed: failed[i], perS, paused: paused[i] };
+      return {
+        p50: pct(t, 50),
+        p99: pct(t, 99),
+        n: t.length,
+        failed: failed[i],
+        perS,
+        paused: paused[i],
+        stalledMs,
+      };
     }),
   ),
 );
@@ -99,6 +114,7 @@ async function openLoop() {
   // Warm: the server's JIT and caches in their steady state before anything is kept.
   await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, true)));
   from = performance.now();
+  loop.enable();
   stopWhenCounted();
   await Promise.all(Array.from({ length: opts.connections }, (_, c) => client(c, false)));
 }
@@ -109,6 +125,7 @@ async function closedLoop() {
   const base = { url: opts.origin, headers: opts.headers, connections: opts.connections, requests };
   await autocannon({ ...base, amount: 20 * opts.connections * opts.paths.length });
   from = performance.now();
+  loop.enable();
   /** Responses each connection had: its requests take the paths in turn, answered in order. */
   const answered = new Map<object, number>();
   await new Promise<void>((resolve, reject) => {
