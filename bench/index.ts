@@ -431,13 +431,15 @@ export async function benchIndex() {
         `| ${label}, page ${DEEP.toLocaleString('en')} | ${thousandth.p50.toFixed(2)} | ${thousandth.p99.toFixed(2)} | ${(thousandth.p50 / first.p50).toFixed(2)} |`,
       );
     }
-    // The measuring side's own stalls: a p99 near one is the clients', not the gateway's.
-    const stalled = [
+    // The measuring side's own stalls: a p99 over the target within one of the clients' own stalls may
+    // be the clients' (every request in flight waits with them), not the gateway's.
+    const runs = [
       ...Object.entries(results),
       ...Object.entries(sharedResults).map(([l, r]) => [`${l} (shared)`, r] as const),
-    ].filter(([, r]) => (r.stalledMs ?? 0) > 10);
+    ];
+    const theirs = runs.filter(([, r]) => r.p99 > 10 && (r.stalledMs ?? 0) >= r.p99);
     console.log(
-      `\n(The read clients' own event loop, each request reads and shared pages: held up more than 10 ms in ${stalled.length} of ${2 * chosen.length} runs${stalled.length ? `: ${stalled.map(([l, r]) => `${l} ${ms(r.stalledMs ?? null, 0)} ms (its p99 ${ms(r.p99, 1)})`).join(', ')}` : ''}. A request in flight then waits with it.)`,
+      `\n(The read clients' own event loop was held up more than 10 ms in ${runs.filter(([, r]) => (r.stalledMs ?? 0) > 10).length} of ${runs.length} runs, at most ${ms(Math.max(...runs.map(([, r]) => r.stalledMs ?? 0)), 0)} ms. Runs whose p99 is over 10 ms and within such a stall: ${theirs.length ? theirs.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.stalledMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
     );
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];
