@@ -94,6 +94,23 @@ const PG_ENV = {
     parse(readFileSync('deploy/compose.yaml', 'utf8')).services.postgres.environment.GLIBC_TUNABLES,
   ),
 };
+/**
+ * The measuring side's CPU weight: the read clients' process, and this one while it times the baselines,
+ * run at autogroup nice -10, as a load generator on cores of its own would. On these 2 cores, shared with
+ * the ingest, the database and the nodes, a client's own wait for a core (up to 339 ms in a run, bench64)
+ * counted in every request it had in flight, and is not the gateway's latency. They use little CPU, so
+ * the weight only lets them run when woken. (Root only: otherwise they stay at the default.)
+ */
+const MEASURING_NICE = -10;
+/** Sets the autogroup nice of `pid` (a process leading its own session, or this one); false if it may not. */
+function autogroupNice(pid: number | 'self', nice: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+    return true;
+  } catch {
+    return false;
+  }
+}
 /** A figure in ms, or – when there is none (no answer counted). */
 const ms = (v: number | null, digits = 2) => (v === null ? '–' : v.toFixed(digits));
 const pct = (sorted: number[], p: number) =>
@@ -157,6 +174,7 @@ async function readLoad(
     ['bin/run-ts.js', 'bench/readClients.ts', JSON.stringify(options)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  autogroupNice(child.pid as number, MEASURING_NICE);
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
@@ -189,6 +207,17 @@ async function readLoad(
  * timed as the read clients time theirs (the baseline's own client, in this process).
  */
 async function measure(call: () => Promise<void>): Promise<Latency> {
+  // (This process's weight only while it measures: it also runs the market refresh.)
+  autogroupNice('self', MEASURING_NICE);
+  try {
+    return await measureCalls(call);
+  } finally {
+    autogroupNice('self', 0);
+  }
+}
+
+/** measure's own work, at the weight it set. */
+async function measureCalls(call: () => Promise<void>): Promise<Latency> {
   for (let i = 0; i < 20; i++) await call(); // warm
   const ms: number[] = [];
   const t0 = performance.now();
@@ -213,7 +242,10 @@ export async function benchIndex() {
     rmSync(keep, { recursive: true, force: true });
   const host = tuneHost(SHARED_BUFFERS_BYTES);
   const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV });
-  console.log(`\n(The host: ${host.described}. PostgreSQL's allocator: ${PG_ENV.GLIBC_TUNABLES})`);
+  const weighted = autogroupNice('self', MEASURING_NICE) && autogroupNice('self', 0);
+  console.log(
+    `\n(The host: ${host.described}. PostgreSQL's allocator: ${PG_ENV.GLIBC_TUNABLES}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
+  );
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
   const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const stops: (() => Promise<unknown>)[] = [];
