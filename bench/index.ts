@@ -210,27 +210,22 @@ async function measure(call: () => Promise<void>): Promise<Latency> {
   // (This process's weight only while it measures: it also runs the market refresh.)
   autogroupNice('self', MEASURING_NICE);
   try {
-    return await measureCalls(call);
+    for (let i = 0; i < 20; i++) await call(); // warm
+    const ms: number[] = [];
+    const t0 = performance.now();
+    const stopped = () => resets.counted(t0, SECONDS);
+    await Promise.all(
+      Array.from({ length: CLIENTS }, (_, c) =>
+        paced({ rate: RATE, t0: t0 + (c * 1000) / RATE / CLIENTS, end: Infinity, stopped }, call, (_k, t) => {
+          if (!resets.overlaps(performance.now() - t)) ms.push(t);
+        }),
+      ),
+    );
+    ms.sort((a, b) => a - b);
+    return { p50: pct(ms, 50), p99: pct(ms, 99), n: ms.length };
   } finally {
     autogroupNice('self', 0);
   }
-}
-
-/** measure's own work, at the weight it set. */
-async function measureCalls(call: () => Promise<void>): Promise<Latency> {
-  for (let i = 0; i < 20; i++) await call(); // warm
-  const ms: number[] = [];
-  const t0 = performance.now();
-  const stopped = () => resets.counted(t0, SECONDS);
-  await Promise.all(
-    Array.from({ length: CLIENTS }, (_, c) =>
-      paced({ rate: RATE, t0: t0 + (c * 1000) / RATE / CLIENTS, end: Infinity, stopped }, call, (_k, t) => {
-        if (!resets.overlaps(performance.now() - t)) ms.push(t);
-      }),
-    ),
-  );
-  ms.sort((a, b) => a - b);
-  return { p50: pct(ms, 50), p99: pct(ms, 99), n: ms.length };
 }
 
 export async function benchIndex() {
