@@ -111,6 +111,24 @@ function autogroupNice(pid: number | 'self', nice: number): boolean {
     return false;
   }
 }
+/** The bench gateways' METRICS_TOKEN. */
+const GC_METRICS_TOKEN = 'bench-index-metrics';
+
+/** A gateway's garbage collections so far, by kind (minor, major, incremental): count and seconds. */
+async function collections(origin: string): Promise<Map<string, { count: number; sum: number }>> {
+  const res = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${GC_METRICS_TOKEN}` } });
+  const text = await res.text();
+  const found = new Map<string, { count: number; sum: number }>();
+  for (const m of text.matchAll(
+    /^launchpad_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm,
+  )) {
+    const kind = found.get(m[2] as string) ?? { count: 0, sum: 0 };
+    kind[m[1] as 'sum' | 'count'] = Number(m[3]);
+    found.set(m[2] as string, kind);
+  }
+  return found;
+}
+
 /** A figure in ms, or – when there is none (no answer counted). */
 const ms = (v: number | null, digits = 2) => (v === null ? '–' : v.toFixed(digits));
 const pct = (sorted: number[], p: number) =>
@@ -323,6 +341,8 @@ export async function benchIndex() {
           LIMITS: 'off',
           INDEXER: 'off',
           DEVNET: 'off',
+          // (As deployed: /metrics on; the bench reads its garbage-collection figures.)
+          METRICS_TOKEN: GC_METRICS_TOKEN,
           ...(process.env.PROFILE_GATEWAY
             ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.PROFILE_GATEWAY}` }
             : {}),
@@ -428,6 +448,10 @@ export async function benchIndex() {
     );
     const results: Record<string, Latency> = {};
     const sharedResults: Record<string, Latency> = {};
+    const gcFrom = [
+      ['each request reads', reading, await collections(reading.url)],
+      ['shared pages', shared, await collections(shared.url)],
+    ] as const;
     for (const [label, url] of chosen) {
       const [r] = (await readLoad(reading.url, headers, [url])) as [Latency];
       const [s] = (await readLoad(shared.url, headers, [url])) as [Latency];
@@ -456,6 +480,19 @@ export async function benchIndex() {
       console.log(`| ${label}, page 1 | ${first.p50.toFixed(2)} | ${first.p99.toFixed(2)} | 1.0 |`);
       console.log(
         `| ${label}, page ${DEEP.toLocaleString('en')} | ${thousandth.p50.toFixed(2)} | ${thousandth.p99.toFixed(2)} | ${(thousandth.p50 / first.p50).toFixed(2)} |`,
+      );
+    }
+    // A collection stops a gateway's every request in flight: their count and mean pause while the reads
+    // above ran (from /metrics, as an operator sees them).
+    for (const [name, server, from] of gcFrom) {
+      const to = await collections(server.url);
+      const of = (kind: string) => {
+        const n = (to.get(kind)?.count ?? 0) - (from.get(kind)?.count ?? 0);
+        const s = (to.get(kind)?.sum ?? 0) - (from.get(kind)?.sum ?? 0);
+        return `${n} ${kind}, mean ${n ? ms((s * 1000) / n) : '–'} ms`;
+      };
+      console.log(
+        `\n(The gateway's garbage collection over the reads above, ${name}: ${['minor', 'major', 'incremental'].map(of).join('; ')}.)`,
       );
     }
     // The measuring side's own stalls: a p99 over the target within one of the clients' own stalls may
@@ -787,15 +824,22 @@ async function startReadNode(url: string, at: number, port: number) {
 /** Bytes per trade and per token, tables with their indexes, and each index's size. */
 async function disk(database: Awaited<ReturnType<typeof openDatabase>>) {
   const db = database.db;
-  // (A partitioned table's figures are its partitions'.)
-  const { rows } = await sql<{ table: string; rows: string; heap: string; indexes: string }>`
-    select c.relname as table, sum(greatest(x.reltuples, 0))::bigint as rows,
-      sum(pg_table_size(t.relid)) as heap, sum(pg_indexes_size(t.relid)) as indexes
+  // (A partitioned table's figures are its partitions'. Rows are counted, not taken from the planner's
+  // estimate, which a kept index's churn between runs had moved: fee_events at 1.36M for 1M.)
+  const { rows: sizes } = await sql<{ table: string; heap: string; indexes: string }>`
+    select c.relname as table, sum(pg_table_size(t.relid)) as heap, sum(pg_indexes_size(t.relid)) as indexes
     from pg_class c cross join lateral (select relid from pg_partition_tree(c.oid) where isleaf
-      union all select c.oid where c.relkind = 'r') t join pg_class x on x.oid = t.relid
+      union all select c.oid where c.relkind = 'r') t
     where c.relname in ('tokens', 'trades', 'token_holders', 'token_words', 'token_market', 'token_totals',
       'fee_credits', 'fee_events', 'announcements')
     group by c.relname order by sum(pg_total_relation_size(t.relid)) desc`.execute(db);
+  const rows = [];
+  for (const r of sizes) {
+    const { rows: counted } = await sql<{
+      n: string;
+    }>`select count(*) as n from ${sql.table(r.table)}`.execute(db);
+    rows.push({ ...r, rows: counted[0]?.n ?? '0' });
+  }
   console.log('\n### Disk');
   console.log('| table | rows | table bytes/row | index bytes/row |');
   console.log('|---|---:|---:|---:|');

@@ -15,6 +15,7 @@ import { checkDeployments, type DeploymentCheck } from './operations/checkDeploy
 import { CliError, holdLock } from './lock.ts';
 import { renderOpenapi } from './openapiDocument.ts';
 import { buildServer } from './server.ts';
+import { servingHeap } from './heap.ts';
 import { loadSettings, type Settings, SettingsError } from './settings.ts';
 import { watch } from './watch.ts';
 import { EventStreamError } from './client/index.ts';
@@ -159,6 +160,7 @@ async function start() {
 }
 
 async function serve(settings: Settings, devnet: Devnet | undefined) {
+  servingHeap();
   const database = await openDatabase(settings);
   const chains = new ChainClients(settings.rpcUrls, settings.rpcTimeoutMs);
   const limiter = await openLimiter(settings, systemClock);
