@@ -1,6 +1,7 @@
 // Reads on PostgreSQL go as named prepared statements (store/db.ts), one per text and connection;
 // DATABASE_PREPARED=off (a transaction-mode pooler that does not keep them) sends none; a prepared
-// `select *` whose table changed under it (another replica's migration) runs again unnamed.
+// `select *` whose table changed under it (another replica's migration) runs again unnamed. Every
+// connection runs without JIT.
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { loadSettings } from '../src/settings.ts';
@@ -34,6 +35,27 @@ describe('reads on PostgreSQL', () => {
       } finally {
         await database.close();
       }
+    }
+  });
+
+  it('run without JIT on every connection', async () => {
+    const database = await open('on');
+    try {
+      const settings = await Promise.all(
+        [1, 2, 3].map(() =>
+          database.db.connection().execute(async (conn) => {
+            const { rows } = await sql<{ jit: string }>`show jit`.execute(conn);
+            return rows[0]?.jit;
+          }),
+        ),
+      );
+      expect(settings).toEqual(['off', 'off', 'off']);
+      // (The server's own default is on: the connection's setting is what changes it.)
+      const { rows } = await sql<{ reset_val: string }>`select reset_val from pg_settings
+        where name = 'jit'`.execute(database.db);
+      expect(rows[0]?.reset_val).toBe('on');
+    } finally {
+      await database.close();
     }
   });
 
