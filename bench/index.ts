@@ -835,10 +835,8 @@ async function disk(database: Awaited<ReturnType<typeof openDatabase>>) {
     group by c.relname order by sum(pg_total_relation_size(t.relid)) desc`.execute(db);
   const rows = [];
   for (const r of sizes) {
-    const { rows: counted } = await sql<{
-      n: string;
-    }>`select count(*) as n from ${sql.table(r.table)}`.execute(db);
-    rows.push({ ...r, rows: counted[0]?.n ?? '0' });
+    const counted = await sql<{ n: string }>`select count(*) as n from ${sql.table(r.table)}`.execute(db);
+    rows.push({ ...r, rows: counted.rows[0]?.n ?? '0' });
   }
   console.log('\n### Disk');
   console.log('| table | rows | table bytes/row | index bytes/row |');
