@@ -72,7 +72,7 @@ async function problemsOf(
   const queries = captured.filter(
     (q) =>
       /^\s*(with|select)/i.test(q.text) &&
-      /tokens|trades|token_holders|token_words|fee_events|announcements/.test(q.text),
+      /tokens|trades|token_holders|token_words|fee_events|fee_credits|announcements/.test(q.text),
   );
   const problems: string[] = [];
   for (const q of queries) {

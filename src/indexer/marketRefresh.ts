@@ -488,7 +488,8 @@ async function tradedSince(database: Database, chainId: ChainId, from: number): 
 
 /**
  * The first block at or after chain time `time` among the chain's trades (through + 1 when none is):
- * a binary search over blocks by the trades_block index, since block times only grow.
+ * a binary search over blocks by the trades' key in block order (trades_block on SQLite), since block
+ * times only grow.
  */
 async function firstBlockFrom(database: Database, chainId: ChainId, time: number, through: number) {
   const firstTradeFrom = async (block: number) =>

@@ -75,13 +75,15 @@ async function recordsOf(
 ): Promise<Map<string, unknown>> {
   const db = deps.database.db;
   const txs = [...new Set(rows.map((r) => r.tx_hash))];
+  const blocks = [...new Set(rows.map((r) => r.block_number))];
   const out = new Map<string, unknown>();
-  /** The rows of one of the per-log tables in the events' transactions. */
+  /** The rows of one of the per-log tables in the events' transactions (named by block: the key). */
   const inTxs = <T extends 'trades' | 'fee_credits' | 'announcements'>(table: T) =>
     db
       .selectFrom(table as 'trades')
       .selectAll()
       .where('chain_id', '=', chainId)
+      .where('block_number', 'in', blocks)
       .where('tx_hash', 'in', txs)
       .execute() as unknown as Promise<Tables[T][]>;
   if (type === 'trade') {

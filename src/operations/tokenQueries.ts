@@ -940,6 +940,7 @@ export async function tradeRecords(database: Database, chainId: ChainId, trades:
           .selectFrom('fee_credits')
           .selectAll()
           .where('chain_id', '=', chainId)
+          .where('block_number', 'in', [...new Set(trades.map((t) => t.block_number))])
           .where('tx_hash', 'in', [...new Set(trades.map((t) => t.tx_hash))])
           .orderBy('log_index')
           .execute()

@@ -4,7 +4,15 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/store/db.ts';
 
 /** Tables that grow with the chains: never read whole. */
-const BIG = new Set(['trades', 'tokens', 'token_holders', 'token_words', 'token_market', 'fee_events']);
+const BIG = new Set([
+  'trades',
+  'tokens',
+  'token_holders',
+  'token_words',
+  'token_market',
+  'fee_events',
+  'fee_credits',
+]);
 
 interface PlanNode {
   'Node Type': string;
@@ -14,6 +22,7 @@ interface PlanNode {
   'Plan Rows': number;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -76,6 +85,10 @@ export function planProblems(plan: PlanNode, sortable: number): string[] {
   const walk = (n: PlanNode) => {
     if (n['Node Type'] === 'Seq Scan' && BIG.has(n['Relation Name'] ?? ''))
       out.push(`sequential scan of ${n['Relation Name']}`);
+    // An index range far wider than the rows kept: the query's narrowing is not in its index bound.
+    const removed = (n['Rows Removed by Filter'] ?? 0) * (n['Actual Loops'] ?? 1);
+    if (BIG.has(n['Relation Name'] ?? '') && removed > 10 * sortable)
+      out.push(`${removed} rows of ${n['Relation Name']} read and filtered out`);
     // Starting parallel workers costs a page read more than the read itself (10-40 ms here).
     if (n['Node Type'] === 'Gather' || n['Node Type'] === 'Gather Merge')
       out.push(`parallel workers (${n['Node Type']})`);
