@@ -6,10 +6,11 @@ import { sql } from 'kysely';
 import type { EventType, JournalEntry } from '../indexer/journal.ts';
 import { marketOf } from '../indexer/marketData.ts';
 import type { ChainId } from '../launchpad/chains.ts';
-import type { IndexEventsTable, Tables, TokensTable } from '../store/db.ts';
+import type { IndexEventsTable, TokensTable } from '../store/db.ts';
 import {
   announcementRecord,
   feeComponentRecord,
+  inTransactions,
   tokenDetail,
   tokenRecord,
   tradeRecords,
@@ -74,18 +75,10 @@ async function recordsOf(
   rows: JournalRow[],
 ): Promise<Map<string, unknown>> {
   const db = deps.database.db;
-  const txs = [...new Set(rows.map((r) => r.tx_hash))];
-  const blocks = [...new Set(rows.map((r) => r.block_number))];
   const out = new Map<string, unknown>();
-  /** The rows of one of the per-log tables in the events' transactions (named by block: the key). */
+  /** The rows of one of the per-log tables in the events' transactions. */
   const inTxs = <T extends 'trades' | 'fee_credits' | 'announcements'>(table: T) =>
-    db
-      .selectFrom(table as 'trades')
-      .selectAll()
-      .where('chain_id', '=', chainId)
-      .where('block_number', 'in', blocks)
-      .where('tx_hash', 'in', txs)
-      .execute() as unknown as Promise<Tables[T][]>;
+    inTransactions(deps.database, table, chainId, rows);
   if (type === 'trade') {
     const trades = await inTxs('trades');
     const records = await tradeRecords(deps.database, chainId, trades);

@@ -30,6 +30,7 @@ import {
   type FeeCreditsTable,
   literalLimit,
   type MarketStateTable,
+  type Tables,
   type TokenMarketTable,
   type TokensTable,
   type TradesTable,
@@ -932,19 +933,30 @@ export function listTrades(deps: TokenReadDeps, input: TokenRowsInput): Promise<
   );
 }
 
+/**
+ * The rows of a per-log table in the transactions of `logs`, in log order. Named by block and hash: on
+ * PostgreSQL the tables are keyed by (chain_id, block_number, log_index).
+ */
+export async function inTransactions<T extends 'trades' | 'fee_credits' | 'announcements'>(
+  database: Database,
+  table: T,
+  chainId: ChainId,
+  logs: { block_number: number | string | bigint; tx_hash: string }[],
+): Promise<Tables[T][]> {
+  if (logs.length === 0) return [];
+  return (await database.db
+    .selectFrom(table as 'trades')
+    .selectAll()
+    .where('chain_id', '=', chainId)
+    .where('block_number', 'in', [...new Set(logs.map((l) => l.block_number))])
+    .where('tx_hash', 'in', [...new Set(logs.map((l) => l.tx_hash))])
+    .orderBy('log_index')
+    .execute()) as unknown as Tables[T][];
+}
+
 /** Trade rows of one chain as the trades route gives them, each with the hook's fee credits of its swap. */
 export async function tradeRecords(database: Database, chainId: ChainId, trades: TradesTable[]) {
-  const credits =
-    trades.length > 0
-      ? await database.db
-          .selectFrom('fee_credits')
-          .selectAll()
-          .where('chain_id', '=', chainId)
-          .where('block_number', 'in', [...new Set(trades.map((t) => t.block_number))])
-          .where('tx_hash', 'in', [...new Set(trades.map((t) => t.tx_hash))])
-          .orderBy('log_index')
-          .execute()
-      : [];
+  const credits = await inTransactions(database, 'fee_credits', chainId, trades);
   return trades.map((t) => ({
     transaction_hash: t.tx_hash,
     log_index: t.log_index,
