@@ -155,6 +155,7 @@ async function fill(database: Database): Promise<{ token: string; name: string }
       address: t.address,
       block_number: Number(t.block_number),
       created_at: Number(t.created_at),
+      search_words: t.search_words,
     })),
   );
   for (let i = 0; i < words.length; i += batch)

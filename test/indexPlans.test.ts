@@ -188,6 +188,7 @@ describe('search through tokens launched at one time on one chain', () => {
             address: t.address,
             block_number: t.block_number,
             created_at: time,
+            search_words: t.search_words,
           })),
         ),
       )
@@ -339,6 +340,7 @@ describe('words a prefix starts', () => {
           address,
           block_number: base.block_number,
           created_at: Number(base.created_at) + 1000,
+          search_words: searchText(name, 'RKZ'),
         })),
       )
       .execute();

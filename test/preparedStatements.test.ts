@@ -4,6 +4,7 @@
 // connection runs without JIT.
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
+import { appendEvents } from '../src/indexer/journal.ts';
 import { loadSettings } from '../src/settings.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
@@ -54,6 +55,42 @@ describe('reads on PostgreSQL', () => {
       const { rows } = await sql<{ reset_val: string }>`select reset_val from pg_settings
         where name = 'jit'`.execute(database.db);
       expect(rows[0]?.reset_val).toBe('on');
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("read the journal's last seq by its key after the journal grew under the connection", async () => {
+    const database = await open('on');
+    try {
+      // (Known empty, as after a vacuum of a journal emptied: no minimum size assumed for it.)
+      await sql`vacuum index_events`.execute(database.db);
+      await database.db.transaction().execute(async (trx) => {
+        const entry = (n: number) => ({
+          type: 'trade' as const,
+          block_number: n,
+          block_hash: '0x01',
+          tx_hash: '0x02',
+          log_index: 0,
+          token: '0x03',
+        });
+        // Ranges appended to a journal of a few rows: a plan kept from them reads it whole.
+        for (let n = 1; n <= 8; n++) await appendEvents(database, trx, 8453, [entry(n)]);
+        await sql`insert into index_events (chain_id, seq, type, block_number, block_hash, tx_hash, log_index, token)
+          select 8453, s, 'trade', s, '0x01', '0x02', 0, '0x03' from generate_series(9, 100000) s`.execute(
+          trx,
+        );
+        const scans = async () => {
+          const { rows } = await sql<{ seq_scan: string }>`select seq_scan from pg_stat_xact_user_tables
+            where relname = 'index_events'`.execute(trx);
+          return Number(rows[0]?.seq_scan);
+        };
+        const before = await scans();
+        await appendEvents(database, trx, 8453, [entry(100_001)]);
+        expect(await scans()).toBe(before);
+        const { rows } = await sql<{ last: string }>`select max(seq) as last from index_events`.execute(trx);
+        expect(Number(rows[0]?.last)).toBe(100_001);
+      });
     } finally {
       await database.close();
     }

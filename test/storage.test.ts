@@ -190,8 +190,13 @@ describe.each(backends)('$name', ({ name, env }) => {
       await migrate(db, name as 'sqlite' | 'postgres');
       const row = await db.selectFrom('tokens').select('search_words').executeTakeFirstOrThrow();
       expect(row.search_words.split(' ').sort()).toEqual(['', 'dire', 'dwlf', 'wolf']);
-      const words = await db.selectFrom('token_words').select(['word', 'created_at']).execute();
+      const words = await db
+        .selectFrom('token_words')
+        .select(['word', 'created_at', 'search_words'])
+        .execute();
       expect(words.map((w) => Number(w.created_at))).toEqual([1700000000, 1700000000, 1700000000]);
+      // (Each word row carries its token's words.)
+      expect(words.map((w) => w.search_words)).toEqual(Array(3).fill(row.search_words));
     } finally {
       await db.destroy();
     }

@@ -360,6 +360,7 @@ async function writeWords(
 ): Promise<void> {
   const words = searchWords(name, symbol);
   if (words.length === 0) return;
+  const text = searchText(name, symbol);
   await trx
     .insertInto('token_words')
     .values(
@@ -369,6 +370,7 @@ async function writeWords(
         address: token,
         block_number: Number(BigInt(launch.block)),
         created_at: Number(launch.time),
+        search_words: text,
       })),
     )
     .onConflict((oc) => oc.doNothing())

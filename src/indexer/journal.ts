@@ -3,9 +3,9 @@
 // its index rows; a reorg marks the events above the fork removed and appends one removal row for each,
 // in the transaction that deletes them. Readers (the event stream, src/operations/eventFeed.ts) walk
 // the journal by seq, so a position in it is a resume point that holds on any process, after restarts.
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { ChainId } from '../launchpad/chains.ts';
-import { type Database, type IndexEventsTable, insertMany, type Tables } from '../store/db.ts';
+import { type Database, type IndexEventsTable, insertMany, type Tables, UNPREPARED } from '../store/db.ts';
 
 export const EVENT_TYPES = ['launch', 'trade', 'announcement', 'fee_credit', 'metadata'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -24,12 +24,10 @@ const num = (v: number | string | bigint | null) => Number(v);
 
 /** The chain's last seq inside a transaction (one writer per chain: the indexer's lock). */
 async function lastSeq(trx: Transaction<Tables>, chainId: ChainId): Promise<number> {
-  const row = await trx
-    .selectFrom('index_events')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .where('chain_id', '=', chainId)
-    .executeTakeFirst();
-  return row?.seq == null ? 0 : num(row.seq);
+  // (Unprepared: the journal grows by a range's events each time; see UNPREPARED.)
+  const { rows } = await sql<{ seq: number | string | null }>`${UNPREPARED} select max(seq) as seq
+    from index_events where chain_id = ${chainId}`.execute(trx);
+  return rows[0]?.seq == null ? 0 : num(rows[0].seq);
 }
 
 /** Appends a range's events in block and log order, numbered after the chain's last. */

@@ -239,11 +239,12 @@ const launchOrderAfter = (alias: 't' | 's', sort: Sort, p: LaunchPosition) =>
 const PREFIX_WORDS = 16;
 
 /**
- * A token's name or symbol (alias `t`, `s` or `b`; `m`, its market row) has a word starting with `word`.
+ * A token's name or symbol (alias `t` or `s`; `a`, a word row; `m`, a market row) has a word starting
+ * with `word`.
  * A position test, not a LIKE: PostgreSQL estimates a LIKE from its statistics and, finding it rare,
  * scans the whole table for it instead of walking the page's order.
  */
-const startsWord = (kind: Database['kind'], alias: 't' | 's' | 'b' | 'm', word: string) =>
+const startsWord = (kind: Database['kind'], alias: 't' | 's' | 'a' | 'm', word: string) =>
   sql<boolean>`${sql.raw(kind === 'postgres' ? 'strpos' : 'instr')}(${sql.ref(`${alias}.search_words`)}, ${` ${word}`}) > 0`;
 
 /** How long a common word's row count is kept (per database) before it is counted again. */
@@ -488,25 +489,24 @@ async function readTokenPage(
           ? walkable
           : undefined;
       const chain = filters.chain_id ? sql`and a.chain_id = ${filters.chain_id}` : sql``;
-      /** The token of word row `a` has every query word but `w` (its own row, by its key). */
-      const others = (w: string) => {
-        const rest = words.filter((o) => o !== w);
-        return rest.length === 0
-          ? sql``
-          : sql`and exists (select 1 from tokens b where b.chain_id = a.chain_id and b.address = a.address and ${sql.join(
-              rest.map((o) => startsWord(deps.database.kind, 'b', o)),
-              sql` and `,
-            )} offset 0)`;
-      };
+      /** The token of word row `a` has every query word but `w` (tested on the row's copy of its words). */
+      const others = (w: string) =>
+        sql.join(
+          words.filter((o) => o !== w).map((o) => sql`and ${startsWord(deps.database.kind, 'a', o)}`),
+          sql` `,
+        );
       if (leadWord) {
         const w = leadWord;
         /**
          * The tokens of the word's rows by its lead, meeting `more`, with every other word. (`|| ''`: the
          * prefix is tested on the walk's rows, not read as a range of token_words_time, whose rows the
-         * planner may choose to sort when it counts few of them.)
+         * planner may choose to sort when it counts few of them. A word of two characters is its lead:
+         * no range, whose guessed share of the lead's rows made the planner count few and sort them.)
          */
+        const prefix =
+          w.length > 2 ? sql`and a.word || '' >= ${w} and a.word || '' < ${prefixEnd(w)}` : sql``;
         const rowsOf = (more: RawBuilder<unknown>) =>
-          sql`select distinct a.created_at, a.chain_id, a.address from token_words a where left(a.word, 2) = ${w.slice(0, 2)} and a.word || '' >= ${w} and a.word || '' < ${prefixEnd(w)} ${chain} ${more} ${others(w)}`;
+          sql`select distinct a.created_at, a.chain_id, a.address from token_words a where left(a.word, 2) = ${w.slice(0, 2)} ${prefix} ${chain} ${more} ${others(w)}`;
         // Only the page's candidates reach the tokens: the word's rows in (launch time, chain) order past
         // the cursor's until the page is full (ties kept), and every one of the cursor's own (time,
         // chain) (block and log index order them below). "rocket 47" at 1M, warm, idle: 3.1 ms of

@@ -166,6 +166,8 @@ export interface TokenWordsTable {
   block_number: number | string | bigint;
   /** The token's launch time: each word's tokens in launch order, for search's newest and oldest. */
   created_at: number | string | bigint;
+  /** Its token's search words (tokens.search_words), for a search's other words. */
+  search_words: string;
 }
 
 export interface TokenHoldersTable {
@@ -459,8 +461,17 @@ const PREPARED_PER_CONNECTION = 200;
 /** Reads longer than this are not kept prepared (the indexer's lookups of hundreds of addresses). */
 const PREPARED_TEXT_MAX = 4096;
 
-/** Whether a statement is a read short enough to keep prepared. */
+/** Whether a statement is a read short enough to keep prepared (not one led by UNPREPARED). */
 const prepares = (text: string) => text.length <= PREPARED_TEXT_MAX && /^(select|with)\s/i.test(text);
+
+/**
+ * Leads a read that runs unnamed, so planned at each run with its tables' sizes then: one on a table
+ * that grows fast under a connection that keeps its plans. A kept plan is made again only when the
+ * table's statistics change: the event journal's last seq, planned as a sequential scan of the journal
+ * emptied at its start, scanned the whole journal for each range of a backfill (348k rows, 212 ms, by
+ * the end of a 200k-swap pass).
+ */
+export const UNPREPARED = sql.raw('/* unprepared */');
 
 /**
  * Lets a pool client run COPY_MARK statements as `COPY … FROM STDIN` (kysely only sends statements

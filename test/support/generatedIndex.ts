@@ -166,8 +166,8 @@ export async function generateIndex(
   // Search words of each name and symbol, as searchWords() gives them.
   await run(
     'token_words',
-    `insert into token_words (chain_id, word, address, block_number, created_at)
-     select distinct on (w, chain_id, address) chain_id, w, address, block_number, created_at
+    `insert into token_words (chain_id, word, address, block_number, created_at, search_words)
+     select distinct on (w, chain_id, address) chain_id, w, address, block_number, created_at, search_words
      from tokens, lateral regexp_split_to_table(lower(name || ' ' || symbol), '[^a-z0-9]+') w where w <> ''`,
   );
   const END = T0 + 30 * T + 86_400;
