@@ -7,6 +7,14 @@ import { blockKey } from '../pinning/blockstore.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type AnyDb = Kysely<any>;
 
+/** Gives the rows of `table` (keyed by chain_id and address) their tokens' search words. */
+async function fillSearchWords(db: AnyDb, table: string): Promise<void> {
+  await sql`update ${sql.table(table)} set search_words = t.search_words from tokens t
+    where t.chain_id = ${sql.ref(`${table}.chain_id`)} and t.address = ${sql.ref(`${table}.address`)}`.execute(
+    db,
+  );
+}
+
 /** Migrations; `kind` only where the two databases need different DDL. */
 const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
   '0001_api_keys': {
@@ -750,13 +758,7 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .alterTable('token_market')
         .addColumn('search_words', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
-      /** Gives the rows of `table` their tokens' search words. */
-      const fill = async (table: string) => {
-        await sql`update ${sql.table(table)} set search_words = t.search_words from tokens t
-          where t.chain_id = ${sql.ref(`${table}.chain_id`)} and t.address = ${sql.ref(`${table}.address`)}`.execute(
-          db,
-        );
-      };
+      const fill = (table: string) => fillSearchWords(db, table);
       if (kind === 'sqlite') return fill('token_market');
       // (PostgreSQL: the rows are written anew into the emptied table, without its ranked indexes, which
       // are built after. Updated in place, in this one transaction, every index kept both versions of
@@ -820,12 +822,8 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .alterTable('token_words')
         .addColumn('search_words', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
-      const fill = (table: string) =>
-        sql`update ${sql.table(table)} set search_words = t.search_words from tokens t
-          where t.chain_id = ${sql.ref(`${table}.chain_id`)} and t.address = ${sql.ref(`${table}.address`)}`.execute(
-          db,
-        );
-      if (kind === 'sqlite') return void (await fill('token_words'));
+      const fill = (table: string) => fillSearchWords(db, table);
+      if (kind === 'sqlite') return fill('token_words');
       // (PostgreSQL: written anew into the emptied table without its indexes, built after, as in
       // 0026_market_search_words: updated in place, every index would keep both versions of each row.)
       await sql`alter table token_words alter column search_words drop default`.execute(db);
