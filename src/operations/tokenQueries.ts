@@ -510,7 +510,7 @@ async function readTokenPage(
         // Only the page's candidates reach the tokens: the word's rows in (launch time, chain) order past
         // the cursor's until the page is full (ties kept), and every one of the cursor's own (time,
         // chain) (block and log index order them below). "rocket 47" at 1M, warm, idle: 3.1 ms of
-        // execution (11,111 rows of "47" read, sorted and probed) to 0.5 ms (178 walked).
+        // execution (11,111 rows of "47" read, sorted and probed) to 0.4 ms (178 walked, from the index).
         const at = after && sql`(${after.created}, ${after.chain})`;
         const past = at
           ? sql`and (a.created_at, a.chain_id) ${sql.raw(sort === 'newest' ? '<' : '>')} ${at}`

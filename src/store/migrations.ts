@@ -15,6 +15,19 @@ async function fillSearchWords(db: AnyDb, table: string): Promise<void> {
   );
 }
 
+/**
+ * PostgreSQL: writes the rows of `table` anew, with their tokens' search words, into the emptied table
+ * (whose indexes the caller dropped, to build after). Updated in place, in the migration's one
+ * transaction, every index would keep both versions of every row: at 1M tokens, twice its size.
+ */
+async function rewriteWithSearchWords(db: AnyDb, table: string): Promise<void> {
+  await sql`create temporary table search_word_rows as select * from ${sql.table(table)}`.execute(db);
+  await fillSearchWords(db, 'search_word_rows');
+  await sql`truncate ${sql.table(table)}`.execute(db);
+  await sql`insert into ${sql.table(table)} select * from search_word_rows`.execute(db);
+  await sql`drop table search_word_rows`.execute(db);
+}
+
 /** Migrations; `kind` only where the two databases need different DDL. */
 const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> => ({
   '0001_api_keys': {
@@ -758,20 +771,13 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .alterTable('token_market')
         .addColumn('search_words', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
-      const fill = (table: string) => fillSearchWords(db, table);
-      if (kind === 'sqlite') return fill('token_market');
-      // (PostgreSQL: the rows are written anew into the emptied table, without its ranked indexes, which
-      // are built after. Updated in place, in this one transaction, every index kept both versions of
-      // every row: at 1M tokens, twice their size.)
+      if (kind === 'sqlite') return fillSearchWords(db, 'token_market');
+      // (PostgreSQL: rewritten without its ranked indexes, which are built after.)
       const ranked = ['market_cap_quote', 'liquidity_quote', 'volume_24h_quote', 'trending_score'];
       for (const column of ranked)
         for (const scope of ['chain', 'chain_market'])
           await db.schema.dropIndex(`token_market_${scope}_${column}`).execute();
-      await sql`create temporary table market_rows as select * from token_market`.execute(db);
-      await fill('market_rows');
-      await sql`truncate token_market`.execute(db);
-      await sql`insert into token_market select * from market_rows`.execute(db);
-      await sql`drop table market_rows`.execute(db);
+      await rewriteWithSearchWords(db, 'token_market');
       for (const column of ranked) {
         const source = column === 'trending_score' ? sql`` : sql`usd_source,`;
         await sql`create index ${sql.id(`token_market_chain_${column}`)} on token_market
@@ -822,19 +828,13 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
         .alterTable('token_words')
         .addColumn('search_words', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
-      const fill = (table: string) => fillSearchWords(db, table);
-      if (kind === 'sqlite') return fill('token_words');
-      // (PostgreSQL: written anew into the emptied table without its indexes, built after, as in
-      // 0026_market_search_words: updated in place, every index would keep both versions of each row.)
+      if (kind === 'sqlite') return fillSearchWords(db, 'token_words');
+      // (PostgreSQL: rewritten without its key and indexes, which are built after.)
       await sql`alter table token_words alter column search_words drop default`.execute(db);
       await sql`alter table token_words drop constraint token_words_pk`.execute(db);
       for (const index of ['token_words_time', 'token_words_token', 'token_words_lead'])
         await db.schema.dropIndex(index).execute();
-      await sql`create temporary table word_rows as select * from token_words`.execute(db);
-      await fill('word_rows');
-      await sql`truncate token_words`.execute(db);
-      await sql`insert into token_words select * from word_rows`.execute(db);
-      await sql`drop table word_rows`.execute(db);
+      await rewriteWithSearchWords(db, 'token_words');
       await sql`alter table token_words add constraint token_words_pk primary key (word, chain_id, address)`.execute(
         db,
       );
