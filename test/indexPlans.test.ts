@@ -18,7 +18,7 @@ import { refreshMarket } from '../src/indexer/marketRefresh.ts';
 import { Deployments } from '../src/launchpad/deployments.ts';
 import { loadSettings } from '../src/settings.ts';
 import { searchText, searchWords } from '../src/indexer/words.ts';
-import { type Database, openDatabase } from '../src/store/db.ts';
+import { type Database, keptPrepared, openDatabase } from '../src/store/db.ts';
 import { freshPostgres } from './support/gateway.ts';
 import { generatedChainEndpoint, generateIndex, hotReads } from './support/generatedIndex.ts';
 import { explain, explainKept, planProblems, planText } from './support/plans.ts';
@@ -64,9 +64,13 @@ afterAll(async () => {
 });
 
 /** The problems in the plans of the queries one read runs (its own reads of the index only). */
-async function problemsOf(
-  url: string,
-): Promise<{ status: number; problems: string[]; queries: number; limitParameters: number }> {
+async function problemsOf(url: string): Promise<{
+  status: number;
+  problems: string[];
+  queries: number;
+  limitParameters: number;
+  unnamed: string[];
+}> {
   captured.length = 0;
   const r = await app.inject({ url, headers: { 'x-api-key': key } });
   const queries = captured.filter(
@@ -85,19 +89,24 @@ async function problemsOf(
   // A LIMIT as a parameter has PostgreSQL plan the prepared read again at every run (store/db.ts:
   // literalLimit), so a page's LIMIT is a literal.
   const limitParameters = queries.filter((q) => /\b(limit|fetch first) \$\d/i.test(q.text)).length;
-  return { status: r.statusCode, problems, queries: queries.length, limitParameters };
+  // Each is kept prepared, parsed and planned once per connection (store/db.ts: keptPrepared).
+  const unnamed = queries.filter((q) => !keptPrepared(q.text)).map((q) => q.text);
+  return { status: r.statusCode, problems, queries: queries.length, limitParameters, unnamed };
 }
 
 describe('hot reads of a generated 100k-token, 1M-trade index', () => {
   const labels = Object.keys(hotReads(SCALE, '0x0000000000000000000000000000000000000000'));
   for (const label of labels)
-    it(`${label}: no whole scan of a big table, no sort beyond its page, its LIMIT a literal`, async () => {
-      const { status, problems, queries, limitParameters } = await problemsOf(reads[label] as string);
+    it(`${label}: no whole scan of a big table, no sort beyond its page, its LIMIT a literal, prepared`, async () => {
+      const { status, problems, queries, limitParameters, unnamed } = await problemsOf(
+        reads[label] as string,
+      );
       // Fee claims read what is owed on chain after the index; there is no chain here (503).
       expect(label === 'wallet fee claims' ? [200, 503] : [200]).toContain(status);
       expect(queries).toBeGreaterThan(0);
       expect(problems).toEqual([]);
       expect(limitParameters).toBe(0);
+      expect(unnamed).toEqual([]);
     });
 });
 
@@ -227,31 +236,85 @@ describe('search through tokens launched at one time on one chain', () => {
 });
 
 describe('word counts of search', () => {
-  /** The statements that one search of `q` ran (a page of `limit`: not shared) reading word rows. */
-  const search = async (q: string, limit: number) => {
+  /** The statements that one search ran (a page of `limit`: not shared) reading word rows, and its page. */
+  const search = async (q: string, limit: number, sort = 'newest') => {
     captured.length = 0;
-    const url = `/v1/tokens/search?q=${encodeURIComponent(q)}&limit=${limit}`;
+    const url = `/v1/tokens/search?q=${encodeURIComponent(q)}&sort=${sort}&limit=${limit}`;
     const r = await app.inject({ url, headers: { 'x-api-key': key } });
     expect(r.statusCode, r.body).toBe(200);
-    return captured.filter((c) => c.text.includes('token_words'));
+    const page = (r.json() as { data: { token: { address: string } }[] }).data.map((t) => t.token.address);
+    return { read: captured.filter((c) => c.text.includes('token_words')), page };
   };
-  /** Of those, the ones counting a word's rows (or reading them up to a count). */
-  const countsOf = async (q: string, limit: number) =>
-    (await search(q, limit)).filter((c) => /from token_words where word >= /.test(c.text)).length;
+  /** Whether a statement counts a word's rows (or reads them up to a count). */
+  const counts = (c: { text: string }) => /from token_words where word >= /.test(c.text);
 
-  it("keeps a common word's count, and counts a rare word at every search", async () => {
+  it("keeps a common word's count", async () => {
     // "rocket 47": both common (counted up to RARE, then up to SORTED_WORD_ROWS), then kept.
-    await countsOf('rocket 47', 11);
-    expect(await countsOf('rocket 47', 12)).toBe(0);
-    // "4711" (11 tokens): its count lets its rows be read whole, so it is never taken as known.
-    expect(await countsOf('4711', 11)).toBe(1);
-    expect(await countsOf('4711', 12)).toBe(1);
+    await search('rocket 47', 11);
+    expect((await search('rocket 47', 12)).read.filter(counts)).toHaveLength(0);
   });
 
-  it("reads a rare word's tokens with its count: no read of them between it and the page", async () => {
-    const read = await search('4711', 13);
-    expect(read).toHaveLength(1);
-    expect(read[0]?.text).toMatch(/select address from token_words where word >= /);
+  it("reads a rare word's tokens with its count, then its rows in the page's own statement", async () => {
+    // "4712" (11 tokens), searched here first: its rows are read with its count, no read between.
+    const first = await search('4712', 11);
+    expect(first.read).toHaveLength(1);
+    expect(first.read[0]?.text).toMatch(/select address from token_words where word >= /);
+    expect(first.page).toEqual(await scanned('4712', 'newest', 11));
+    // Its count kept: one statement, the page's, which reads the word's rows itself.
+    const again = await search('4712', 12);
+    expect(again.read.filter(counts)).toHaveLength(0);
+    expect(again.read).toHaveLength(1);
+    expect(again.read[0]?.text).toMatch(/from token_words a\s+where a\.word >= /);
+    expect(again.page).toEqual(await scanned('4712', 'newest', 12));
+    // A ranked page reads the tokens with the count, each time.
+    for (const limit of [5, 6])
+      expect((await search('4712', limit, 'trending')).read.filter(counts)).toHaveLength(1);
+  });
+
+  it("finds a token launched after a rare word's count was kept", async () => {
+    await search('4713', 20);
+    const db = database.db;
+    const base = await db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('chain_id', '=', 8453)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const name = 'Late 4713';
+    const token = {
+      ...base,
+      address: `0x${'ef'.repeat(20)}`,
+      pool_id: `0x${'ef'.repeat(32)}`,
+      name,
+      symbol: 'LATE',
+      search_words: searchText(name, 'LATE'),
+      created_at: Number(base.created_at) + 1000,
+      block_number: Number(base.block_number) + 1,
+    };
+    await db.insertInto('tokens').values(token).execute();
+    await db
+      .insertInto('token_words')
+      .values(
+        searchWords(name, 'LATE').map((word) => ({
+          chain_id: 8453,
+          word,
+          address: token.address,
+          block_number: token.block_number,
+          created_at: token.created_at,
+          search_words: token.search_words,
+        })),
+      )
+      .execute();
+    try {
+      const { read, page } = await search('4713', 21);
+      expect(read.filter(counts)).toHaveLength(0);
+      expect(page[0]).toBe(token.address);
+      expect(page).toEqual(await scanned('4713', 'newest', 21));
+    } finally {
+      await db.deleteFrom('token_words').where('address', '=', token.address).execute();
+      await db.deleteFrom('tokens').where('address', '=', token.address).execute();
+    }
   });
 });
 

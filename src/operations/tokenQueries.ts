@@ -247,7 +247,7 @@ const PREFIX_WORDS = 16;
 const startsWord = (kind: Database['kind'], alias: 't' | 's' | 'a' | 'm', word: string) =>
   sql<boolean>`${sql.raw(kind === 'postgres' ? 'strpos' : 'instr')}(${sql.ref(`${alias}.search_words`)}, ${` ${word}`}) > 0`;
 
-/** How long a common word's row count is kept (per database) before it is counted again. */
+/** How long a word's row count is kept (per database) before it is counted again. */
 const WORD_COUNT_MS = 60_000;
 /** Word counts kept per database at most (the oldest go first). */
 const WORD_COUNTS_KEPT = 1000;
@@ -274,24 +274,26 @@ function keepCount(database: Database, key: string, count: { n: number; upTo: nu
 
 /**
  * How many word rows start with each of `words`, each counted only up to `upTo` (index ranges), and the
- * tokens of each rare one. A count above RARE is kept a minute: it only chooses how a page is read (each
+ * tokens of each rare one counted now. A count is kept a minute: it only chooses how a page is read (each
  * path reads every matching row), so a count that grew meanwhile slows a read but never changes its
- * page. A rare word's count decides that its rows are read whole (RARE of them at most): it is counted
- * each time, and up to RARE + 1 the rows themselves are read rather than counted (index-only, as a count
- * is), so that a rare word's page needs no read of its tokens first.
+ * page. Up to RARE + 1 the rows themselves are read rather than counted (index-only, as a count is), so
+ * that a rare word's page needs no read of its tokens first; `rareTokens`: a kept rare count is not
+ * used, for a page that needs those tokens (a ranked one).
  */
 async function wordCounts(
   database: Database,
   words: string[],
   chainId?: ChainId,
-  upTo = RARE + 1,
+  { upTo = RARE + 1, rareTokens = false }: { upTo?: number; rareTokens?: boolean } = {},
 ): Promise<{ n: number[]; rare: Map<string, string[]> }> {
   const kept = keptCounts(database);
   const now = performance.now();
   const keyOf = (w: string) => `${chainId ?? 0} ${w}`;
   const known = words.map((w) => {
     const k = kept.get(keyOf(w));
-    return k && now - k.at <= WORD_COUNT_MS && (k.n < k.upTo || k.upTo >= upTo) ? Math.min(k.n, upTo) : null;
+    return k && now - k.at <= WORD_COUNT_MS && (k.n < k.upTo || k.upTo >= upTo) && (k.n > RARE || !rareTokens)
+      ? Math.min(k.n, upTo)
+      : null;
   });
   const rare = new Map<string, string[]>();
   const unknown = words.filter((_, i) => known[i] === null);
@@ -324,9 +326,7 @@ async function wordCounts(
     );
     unknown.forEach((w, i) => counted.set(w, Number(rows[0]?.[`c${i}`] ?? 0)));
   }
-  for (const [w, n] of counted) {
-    if (n > RARE) keepCount(database, keyOf(w), { n, upTo, at: now });
-  }
+  for (const [w, n] of counted) keepCount(database, keyOf(w), { n, upTo, at: now });
   return { n: words.map((w, i) => known[i] ?? (counted.get(w) as number)), rare };
 }
 
@@ -334,8 +334,7 @@ async function wordCounts(
  * The search words starting with `prefix` (up to `upTo` when given), as a recursive CTE `forms(word, n)`:
  * one index seek each (a loose scan); its last row's word is null.
  */
-const formsOf = (prefix: string, upTo?: number) => sql`
-    with recursive forms(word, n) as (
+const formsOf = (prefix: string, upTo?: number) => sql`with recursive forms(word, n) as (
       select (select min(word) from token_words where word >= ${prefix} and word < ${prefixEnd(prefix)}), 1
       union all
       select (select min(word) from token_words where word > forms.word and word < ${prefixEnd(prefix)}), n + 1
@@ -459,7 +458,9 @@ async function readTokenPage(
       for (const w of words) where.push(startsWord(deps.database.kind, on, w));
       // The rarest query word decides the path: a rare one's few tokens are read and sorted; a common
       // one's list is walked in the page's order (one walk per word it starts, when they are few).
-      const { n: counts, rare } = await wordCounts(deps.database, words, filters.chain_id);
+      const { n: counts, rare } = await wordCounts(deps.database, words, filters.chain_id, {
+        rareTokens: ranked !== undefined,
+      });
       const key = words
         .map((w, i) => ({ w, n: counts[i] ?? 0 }))
         .sort((a, b) => a.n - b.n || b.w.length - a.w.length)[0] as { w: string; n: number };
@@ -467,7 +468,7 @@ async function readTokenPage(
       // candidates, below.
       const counted =
         key.n > RARE && words.length > 1 && !ranked
-          ? (await wordCounts(deps.database, words, filters.chain_id, SORTED_WORD_ROWS + 1)).n
+          ? (await wordCounts(deps.database, words, filters.chain_id, { upTo: SORTED_WORD_ROWS + 1 })).n
           : [];
       const fewest = Math.min(...counted);
       const sortedWord = fewest <= SORTED_WORD_ROWS ? (words[counted.indexOf(fewest)] as string) : undefined;
@@ -528,6 +529,13 @@ async function readTokenPage(
         const w = sortedWord;
         const candidates = sql`select a.chain_id, a.address from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${others(w)}`;
         where.push(sql`(t.chain_id, t.address) in (${candidates})`);
+        sorted = true;
+      } else if (key.n <= RARE && !rare.has(key.w)) {
+        // A rare word's count kept (a launch-order page): its rows are read in the page's own statement
+        // (one round trip, not two), and sorted.
+        const w = key.w;
+        where.push(sql`(t.chain_id, t.address) in (select a.chain_id, a.address from token_words a
+          where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${others(w)})`);
         sorted = true;
       } else if (key.n <= RARE) {
         // (Read with its count.)

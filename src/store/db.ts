@@ -461,8 +461,12 @@ const PREPARED_PER_CONNECTION = 200;
 /** Reads longer than this are not kept prepared (the indexer's lookups of hundreds of addresses). */
 const PREPARED_TEXT_MAX = 4096;
 
-/** Whether a statement is a read short enough to keep prepared (not one led by UNPREPARED). */
-const prepares = (text: string) => text.length <= PREPARED_TEXT_MAX && /^(select|with)\s/i.test(text);
+/**
+ * Whether a statement is a read short enough to keep prepared: led by `select` or `with` (not by
+ * UNPREPARED, nor by a line break).
+ */
+export const keptPrepared = (text: string) =>
+  text.length <= PREPARED_TEXT_MAX && /^(select|with)\s/i.test(text);
 
 /**
  * Leads a read that runs unnamed, so planned at each run with its tables' sizes then: one on a table
@@ -506,7 +510,7 @@ function preparingClient(client: pg.PoolClient): void {
     const [text, values] = args as [unknown, unknown[] | undefined];
     if (typeof text !== 'string') return query(...args);
     let name = names.get(text);
-    if (name === undefined && names.size < PREPARED_PER_CONNECTION && prepares(text)) {
+    if (name === undefined && names.size < PREPARED_PER_CONNECTION && keptPrepared(text)) {
       name = `r${names.size}`;
       names.set(text, name);
     }
