@@ -23,6 +23,8 @@ interface PlanNode {
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
 }
 
@@ -39,25 +41,63 @@ export async function explain(database: Database, text: string, parameters: read
  * sixth run, with these parameters (EXPLAIN ANALYZE EXECUTE, on one connection).
  */
 export async function explainKept(database: Database, text: string, parameters: readonly unknown[]) {
+  return explainPrepared(database, text, parameters, 'auto');
+}
+
+/**
+ * The generic plan of a prepared query, run with these parameters: the plan a connection may keep once
+ * its first five runs, with other parameters (an average wallet, a token with few rows), cost more.
+ */
+export async function explainGeneric(database: Database, text: string, parameters: readonly unknown[]) {
+  return explainPrepared(database, text, parameters, 'force_generic_plan');
+}
+
+async function explainPrepared(
+  database: Database,
+  text: string,
+  parameters: readonly unknown[],
+  mode: 'auto' | 'force_generic_plan',
+) {
   // (A statement without parameters is executed without parentheses.)
   const args = parameters.length > 0 ? `(${parameters.map(literal).join(', ')})` : '';
   const execute = `execute kept_plan${args}`;
   return database.db.connection().execute(async (conn) => {
+    await sql`select set_config('plan_cache_mode', ${mode}, false)`.execute(conn);
     await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
     try {
       for (let i = 0; i < 5; i++) await sql.raw(execute).execute(conn);
       return await analyzed(conn, execute);
     } finally {
       await sql`deallocate kept_plan`.execute(conn);
+      await sql`reset plan_cache_mode`.execute(conn);
+    }
+  });
+}
+
+/** The plan of one query (as `explain`) with planner settings of its connection (`enable_nestloop`: off). */
+export async function explainWith(
+  database: Database,
+  settings: Record<string, string>,
+  text: string,
+  parameters: readonly unknown[],
+) {
+  const statement = text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1]));
+  return database.db.connection().execute(async (conn) => {
+    for (const [name, value] of Object.entries(settings))
+      await sql`select set_config(${name}, ${value}, false)`.execute(conn);
+    try {
+      return await analyzed(conn, statement);
+    } finally {
+      for (const name of Object.keys(settings)) await sql`reset ${sql.raw(name)}`.execute(conn);
     }
   });
 }
 
 /** The plan EXPLAIN ANALYZE gives of a statement (one without parameters). */
 async function analyzed(executor: Database['db'], statement: string): Promise<PlanNode> {
-  const { rows } = await sql<{ 'QUERY PLAN': { Plan: PlanNode }[] }>`explain (analyze, format json) ${sql.raw(
-    statement,
-  )}`.execute(executor);
+  const { rows } = await sql<{
+    'QUERY PLAN': { Plan: PlanNode }[];
+  }>`explain (analyze, buffers, format json) ${sql.raw(statement)}`.execute(executor);
   return (rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode;
 }
 
@@ -102,6 +142,10 @@ export function planProblems(plan: PlanNode, sortable: number): string[] {
   walk(plan);
   return out;
 }
+
+/** The buffers a plan's run read (shared: hit or read), not counting its planning. */
+export const buffersOf = (plan: PlanNode) =>
+  (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
 
 /** A plan as indented lines, for a failure's message and the bench's report. */
 export function planText(n: PlanNode, depth = 0): string {
