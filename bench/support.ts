@@ -5,7 +5,7 @@ import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:
 import { join } from 'node:path';
 import { constants } from 'node:os';
 import Sqlite from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
@@ -43,6 +43,21 @@ export interface Server {
  */
 const ownSessions = new Set<ChildProcess>();
 let stoppedOnExit = false;
+
+/** The processes whose arguments include `args` in a row (a node started with `--port N`). */
+export function processesWith(args: string[]): number[] {
+  const wanted = `\0${args.join('\0')}\0`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (`\0${readFileSync(`/proc/${entry}/cmdline`, 'utf8')}`.includes(wanted)) found.push(Number(entry));
+    } catch {
+      // (It ended meanwhile.)
+    }
+  }
+  return found;
+}
 
 /** `spawn`, in a session of its own, the child stopped with this process (see ownSessions). */
 export function spawnInOwnSession(command: string, args: string[], options: SpawnOptions): ChildProcess {

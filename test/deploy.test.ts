@@ -29,6 +29,16 @@ describe('deploy/compose.yaml', () => {
     expect(commands).toEqual({ 'gateway-1': ['start'], 'gateway-2': ['start'], indexer: ['indexer'] });
   });
 
+  it("weights the indexer's CPU at a fifth of a replica's (the default 1024), as Kubernetes requests do", () => {
+    const shares = Object.fromEntries(gatewayServices.map(([name, s]) => [name, s.cpu_shares ?? 1024]));
+    expect(shares).toEqual({ 'gateway-1': 1024, 'gateway-2': 1024, indexer: 200 });
+    const cpu = (file: string) =>
+      parseAllDocuments(readFileSync(`deploy/kubernetes/${file}`, 'utf8'))
+        .map((d) => d.toJS())
+        .find((d) => d?.kind === 'Deployment').spec.template.spec.containers[0].resources.requests.cpu;
+    expect([cpu('gateway.yaml'), cpu('indexer.yaml')]).toEqual(['500m', '100m']);
+  });
+
   it('sets only settings the gateway reads', () => {
     expect(gatewayServices).toHaveLength(3);
     for (const [name, service] of gatewayServices) {
