@@ -536,7 +536,7 @@ export async function benchIndex() {
     ];
     const theirs = runs.filter(([, r]) => r.p99 > 10 && (r.stalledMs ?? 0) >= r.p99);
     console.log(
-      `\n(The read clients' own event loop was held up more than 10 ms in ${runs.filter(([, r]) => (r.stalledMs ?? 0) > 10).length} of ${runs.length} runs, at most ${ms(Math.max(...runs.map(([, r]) => r.stalledMs ?? 0)), 0)} ms. Runs whose p99 is over 10 ms and within such a stall: ${theirs.length ? theirs.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.stalledMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
+      `\n(The read clients' own event loop was held up more than 10 ms in ${runs.filter(([, r]) => (r.stalledMs ?? 0) > 10).length} of ${runs.length} runs, at most ${ms(Math.max(0, ...runs.map(([, r]) => r.stalledMs ?? 0)), 0)} ms. Runs whose p99 is over 10 ms and within such a stall: ${theirs.length ? theirs.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.stalledMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
     );
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];
