@@ -192,16 +192,47 @@ describe('search of a generated index', () => {
     });
 });
 
+/** The newest token on 8453, whose row new test tokens copy. */
+const newestToken = () =>
+  database.db
+    .selectFrom('tokens')
+    .selectAll()
+    .where('chain_id', '=', 8453)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+
+type TokenRow = Awaited<ReturnType<typeof newestToken>>;
+
+/** Launches `tokens` on 8453 as the indexer writes them: their rows and their search words' rows. */
+async function launch(tokens: TokenRow[]) {
+  await database.db.insertInto('tokens').values(tokens).execute();
+  await database.db
+    .insertInto('token_words')
+    .values(
+      tokens.flatMap((t) =>
+        searchWords(t.name, t.symbol).map((word) => ({
+          chain_id: 8453,
+          word,
+          address: t.address,
+          block_number: t.block_number,
+          created_at: t.created_at,
+          search_words: t.search_words,
+        })),
+      ),
+    )
+    .execute();
+}
+
+/** Removes the tokens whose address starts with `prefix`, and their word rows. */
+async function unlaunch(prefix: string) {
+  for (const table of ['token_words', 'tokens'] as const)
+    await database.db.deleteFrom(table).where('address', 'like', `${prefix}%`).execute();
+}
+
 describe('search through tokens launched at one time on one chain', () => {
   it('"rocket 47" in pages of 7: each of 25 such tokens once, in launch order', async () => {
-    const db = database.db;
-    const base = await db
-      .selectFrom('tokens')
-      .selectAll()
-      .where('chain_id', '=', 8453)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const base = await newestToken();
     // The newest of all, over three blocks of one timestamp: the pages' cursors fall inside the group.
     const time = Number(base.created_at) + 1000;
     const tokens = Array.from({ length: 25 }, (_, i) => {
@@ -218,22 +249,7 @@ describe('search through tokens launched at one time on one chain', () => {
         log_index: i,
       };
     });
-    await db.insertInto('tokens').values(tokens).execute();
-    await db
-      .insertInto('token_words')
-      .values(
-        tokens.flatMap((t) =>
-          searchWords(t.name, t.symbol).map((word) => ({
-            chain_id: 8453,
-            word,
-            address: t.address,
-            block_number: t.block_number,
-            created_at: time,
-            search_words: t.search_words,
-          })),
-        ),
-      )
-      .execute();
+    await launch(tokens);
     try {
       const found: string[] = [];
       let cursor: string | null = null;
@@ -255,14 +271,7 @@ describe('search through tokens launched at one time on one chain', () => {
       );
       expect(found).toEqual(await scanned('rocket 47', 'newest', 42));
     } finally {
-      await db
-        .deleteFrom('token_words')
-        .where('address', 'like', `0x${'ee'.repeat(18)}%`)
-        .execute();
-      await db
-        .deleteFrom('tokens')
-        .where('address', 'like', `0x${'ee'.repeat(18)}%`)
-        .execute();
+      await unlaunch(`0x${'ee'.repeat(18)}`);
     }
   });
 });
@@ -305,14 +314,7 @@ describe('word counts of search', () => {
 
   it("finds a token launched after a rare word's count was kept", async () => {
     await search('4713', 20);
-    const db = database.db;
-    const base = await db
-      .selectFrom('tokens')
-      .selectAll()
-      .where('chain_id', '=', 8453)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const base = await newestToken();
     const name = 'Late 4713';
     const token = {
       ...base,
@@ -324,28 +326,14 @@ describe('word counts of search', () => {
       created_at: Number(base.created_at) + 1000,
       block_number: Number(base.block_number) + 1,
     };
-    await db.insertInto('tokens').values(token).execute();
-    await db
-      .insertInto('token_words')
-      .values(
-        searchWords(name, 'LATE').map((word) => ({
-          chain_id: 8453,
-          word,
-          address: token.address,
-          block_number: token.block_number,
-          created_at: token.created_at,
-          search_words: token.search_words,
-        })),
-      )
-      .execute();
+    await launch([token]);
     try {
       const { read, page } = await search('4713', 21);
       expect(read.filter(counts)).toHaveLength(0);
       expect(page[0]).toBe(token.address);
       expect(page).toEqual(await scanned('4713', 'newest', 21));
     } finally {
-      await db.deleteFrom('token_words').where('address', '=', token.address).execute();
-      await db.deleteFrom('tokens').where('address', '=', token.address).execute();
+      await unlaunch(token.address);
     }
   });
 });
