@@ -84,15 +84,15 @@ const PG_SETTINGS = {
   // (Its shared memory in 2 MB pages when the kernel has them: see tuneHost.)
   huge_pages: 'try',
 };
+/** The deployment's compose file, whose settings the bench's servers take (one place for them). */
+const COMPOSE = parse(readFileSync('deploy/compose.yaml', 'utf8'));
 /**
  * The database server's environment as `deploy/compose.yaml` sets it (one place for it): its allocator
  * keeps what a backend freed and asks for transparent huge pages, instead of faulting each query's
  * memory in again (README: The PostgreSQL host).
  */
 const PG_ENV = {
-  GLIBC_TUNABLES: String(
-    parse(readFileSync('deploy/compose.yaml', 'utf8')).services.postgres.environment.GLIBC_TUNABLES,
-  ),
+  GLIBC_TUNABLES: String(COMPOSE.services.postgres.environment.GLIBC_TUNABLES),
 };
 /**
  * The indexer's CPU weight, a fifth of a gateway replica's as deployed (`cpu_shares` in
@@ -100,10 +100,7 @@ const PG_ENV = {
  * the ingest process runs at the autogroup nice of that weight (a nice step is a factor of 1.25). A
  * backfill then takes every core the gateways leave idle, and yields it when their reads wake.
  */
-const INGEST_NICE = Math.round(
-  Math.log(1024 / Number(parse(readFileSync('deploy/compose.yaml', 'utf8')).services.indexer.cpu_shares)) /
-    Math.log(1.25),
-);
+const INGEST_NICE = Math.round(Math.log(1024 / Number(COMPOSE.services.indexer.cpu_shares)) / Math.log(1.25));
 /**
  * The devnet node the indexer backfills from stands for the chain's RPC provider, which a deployment
  * reaches over the network and which uses none of its cores: while the reads are measured it runs at

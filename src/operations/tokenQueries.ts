@@ -522,20 +522,15 @@ async function readTokenPage(
               ${at ? sql`union all (${rowsOf(sql`and (a.created_at, a.chain_id) = ${at}`)})` : sql``}`;
         where.push(sql`(t.chain_id, t.address) in (select c.chain_id, c.address from (${candidates}) c)`);
         sorted = true;
-      } else if (sortedWord) {
+      } else if (sortedWord || (key.n <= RARE && !rare.has(key.w))) {
         // Common words that seldom meet ("rocket 47" at 1M tokens: 66k and 11k tokens, 750 with both)
         // would have a walk in launch order pass every token with one but not the other: elsewhere, the
-        // tokens of the word with the fewest rows (at most SORTED_WORD_ROWS) are tested and sorted.
-        const w = sortedWord;
+        // tokens of the word with the fewest rows (at most SORTED_WORD_ROWS) are tested and sorted. So
+        // are a rare word's whose count was kept (a launch-order page), read in the page's own statement
+        // (one round trip, not two).
+        const w = sortedWord ?? key.w;
         const candidates = sql`select a.chain_id, a.address from token_words a where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${others(w)}`;
         where.push(sql`(t.chain_id, t.address) in (${candidates})`);
-        sorted = true;
-      } else if (key.n <= RARE && !rare.has(key.w)) {
-        // A rare word's count kept (a launch-order page): its rows are read in the page's own statement
-        // (one round trip, not two), and sorted.
-        const w = key.w;
-        where.push(sql`(t.chain_id, t.address) in (select a.chain_id, a.address from token_words a
-          where a.word >= ${w} and a.word < ${prefixEnd(w)} ${chain} ${others(w)})`);
         sorted = true;
       } else if (key.n <= RARE) {
         // (Read with its count.)

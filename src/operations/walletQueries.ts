@@ -41,7 +41,10 @@ export async function listFeePositions(
   // at every trade has tens of thousands), then each position's claims are its own range (a lateral
   // read, fenced by `offset 0` so that it is not joined whole: the plan kept for the prepared read,
   // costed for an average wallet, hash-joined a wallet's every event, 100k of them: 190 ms at 1M).
-  const at = sql`f.recipient = ${recipient} and f.chain_id = ${chainId}`;
+  /** The wallet's rows on the chain, of fee_events under `alias`. */
+  const of = (alias: 'f' | 'c') =>
+    sql`${sql.ref(`${alias}.recipient`)} = ${recipient} and ${sql.ref(`${alias}.chain_id`)} = ${chainId}`;
+  const at = of('f');
   const following = (column: 'escrow' | 'currency') => sql`(select ${sql.ref(`f.${column}`)} from fee_events f
     where ${at} and (f.escrow, f.currency) > (pos.escrow, pos.currency)
     order by f.escrow, f.currency limit 1)`;
@@ -50,7 +53,7 @@ export async function listFeePositions(
     deps.database.kind === 'postgres'
       ? sql`left join lateral (select f.amount from fee_events f where ${at} and f.escrow = pos.escrow
           and f.currency = pos.currency and f.kind = 'claimed' offset 0) c on true`
-      : sql`left join fee_events c on c.recipient = ${recipient} and c.chain_id = ${chainId}
+      : sql`left join fee_events c on ${of('c')}
           and c.escrow = pos.escrow and c.currency = pos.currency and c.kind = 'claimed'`;
   // (Its text leads with `with`: a read kept prepared, parsed and planned once per connection. Led by
   // a line break, it ran unnamed, planned at each run: 5-21 ms of the binds' planning under load.)

@@ -30,9 +30,7 @@ interface PlanNode {
 
 /** The plan of one query (EXPLAIN ANALYZE: actual rows, not estimates). */
 export async function explain(database: Database, text: string, parameters: readonly unknown[]) {
-  // Parameters in place ($1 … $n): EXPLAIN takes none.
-  const statement = text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1]));
-  return analyzed(database.db, statement);
+  return explainWith(database, {}, text, parameters);
 }
 
 /**
@@ -61,15 +59,13 @@ async function explainPrepared(
   // (A statement without parameters is executed without parentheses.)
   const args = parameters.length > 0 ? `(${parameters.map(literal).join(', ')})` : '';
   const execute = `execute kept_plan${args}`;
-  return database.db.connection().execute(async (conn) => {
-    await sql`select set_config('plan_cache_mode', ${mode}, false)`.execute(conn);
+  return withSettings(database, { plan_cache_mode: mode }, async (conn) => {
     await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
     try {
       for (let i = 0; i < 5; i++) await sql.raw(execute).execute(conn);
       return await analyzed(conn, execute);
     } finally {
       await sql`deallocate kept_plan`.execute(conn);
-      await sql`reset plan_cache_mode`.execute(conn);
     }
   });
 }
@@ -81,12 +77,22 @@ export async function explainWith(
   text: string,
   parameters: readonly unknown[],
 ) {
+  // Parameters in place ($1 … $n): EXPLAIN takes none.
   const statement = text.replace(/\$(\d+)/g, (_, i: string) => literal(parameters[Number(i) - 1]));
+  return withSettings(database, settings, (conn) => analyzed(conn, statement));
+}
+
+/** Runs `work` on one connection with these settings, reset after. */
+async function withSettings<T>(
+  database: Database,
+  settings: Record<string, string>,
+  work: (conn: Database['db']) => Promise<T>,
+): Promise<T> {
   return database.db.connection().execute(async (conn) => {
     for (const [name, value] of Object.entries(settings))
       await sql`select set_config(${name}, ${value}, false)`.execute(conn);
     try {
-      return await analyzed(conn, statement);
+      return await work(conn);
     } finally {
       for (const name of Object.keys(settings)) await sql`reset ${sql.raw(name)}`.execute(conn);
     }
