@@ -29,6 +29,7 @@ import {
   explainWith,
   planProblems,
   planText,
+  runsKeptPlan,
 } from './support/plans.ts';
 import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
@@ -310,6 +311,9 @@ describe('word counts of search', () => {
     expect(again.read).toHaveLength(1);
     expect(again.read[0]?.text).toMatch(/from token_words a\s+where a\.word >= /);
     expect(again.page).toEqual(await scanned('4712', 'newest', 12));
+    // Its plan is kept, not made again at each run (1.2 ms of a 1.8 ms page at 1M tokens).
+    const statement = again.read[0] as { text: string; parameters: readonly unknown[] };
+    expect(await runsKeptPlan(database, statement.text, statement.parameters)).toBe(true);
     // A ranked page reads the tokens with the count, each time.
     for (const limit of [5, 6])
       expect((await search('4712', limit, 'trending')).read.filter(counts)).toHaveLength(1);

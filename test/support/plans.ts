@@ -56,6 +56,31 @@ async function explainPrepared(
   parameters: readonly unknown[],
   mode: 'auto' | 'force_generic_plan',
 ) {
+  return afterFiveRuns(database, text, parameters, mode, (conn, execute) => analyzed(conn, execute));
+}
+
+/**
+ * Whether a prepared query's sixth run, with these parameters, ran the generic plan its connection keeps
+ * rather than one planned for that run (plan_cache_mode auto): planning at every run can cost more than
+ * the run itself.
+ */
+export async function runsKeptPlan(database: Database, text: string, parameters: readonly unknown[]) {
+  return afterFiveRuns(database, text, parameters, 'auto', async (conn, execute) => {
+    await sql.raw(execute).execute(conn);
+    const { rows } = await sql<{ generic_plans: number | string }>`select generic_plans
+      from pg_prepared_statements where name = 'kept_plan'`.execute(conn);
+    return Number(rows[0]?.generic_plans) > 0;
+  });
+}
+
+/** `work` on a connection where the query, prepared as kept_plan, has run five times with these parameters. */
+async function afterFiveRuns<T>(
+  database: Database,
+  text: string,
+  parameters: readonly unknown[],
+  mode: 'auto' | 'force_generic_plan',
+  work: (conn: Database['db'], execute: string) => Promise<T>,
+): Promise<T> {
   // (A statement without parameters is executed without parentheses.)
   const args = parameters.length > 0 ? `(${parameters.map(literal).join(', ')})` : '';
   const execute = `execute kept_plan${args}`;
@@ -63,7 +88,7 @@ async function explainPrepared(
     await sql`prepare kept_plan as ${sql.raw(text)}`.execute(conn);
     try {
       for (let i = 0; i < 5; i++) await sql.raw(execute).execute(conn);
-      return await analyzed(conn, execute);
+      return await work(conn, execute);
     } finally {
       await sql`deallocate kept_plan`.execute(conn);
     }
