@@ -482,6 +482,26 @@ export const UNPREPARED = sql.raw('/* unprepared */');
  * with parameters): the data goes through pg-copy-streams on the same connection, so inside the same
  * transaction. Other statements are the client's own.
  */
+/**
+ * Has a pool client answer each query through node-postgres's callback, settling a promise made here,
+ * rather than through the promise node-postgres makes when given none. With its promise, about a third
+ * of what queries allocate outlived two scavenges and was promoted (8 loops of a 25-row query: 127 of
+ * 370 MB, scavenges of 3.6-35.6 ms; a gateway's 25-token list: 4.3 MB a scavenge, 6.6 ms each); with
+ * the callback, nothing is (0.3 of 428 MB, 0.2-0.7 ms; the list: 0.01 MB, 0.9 ms). Why its promise
+ * keeps them is not found; `test/queryHeap.test.ts` holds the figure. Streams (COPY) pass through.
+ */
+function settlingClient(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [config, values, callback] = args as [unknown, unknown, unknown];
+    const streamed = typeof (config as { submit?: unknown } | null)?.submit === 'function';
+    if (streamed || typeof values === 'function' || callback !== undefined) return query(...args);
+    return new Promise((resolve, reject) =>
+      query(config, values, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))),
+    );
+  };
+}
+
 function copyingClient(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -638,6 +658,7 @@ export async function openDatabase(opts: {
       // statement of the connection; a server without the setting ignores the failure.)
       client.query('set jit = off').catch(() => {});
       // (DATABASE_PREPARED=off: every statement unnamed, for a pooler that does not keep them.)
+      settlingClient(client);
       if (opts.databasePrepared !== 'off') preparingClient(client);
       copyingClient(client);
     });
