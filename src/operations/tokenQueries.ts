@@ -501,21 +501,19 @@ async function readTokenPage(
         );
       if (inOrder) {
         const { w } = inOrder;
-        /**
-         * The tokens of the word's rows, by its lead or its range, meeting `more`, with every other word.
-         * (`|| ''`: the prefix is tested on the walk's rows, not read as a range of token_words_time,
-         * whose rows the planner may choose to sort when it counts few of them. A word of two characters
-         * is its lead: no range, whose guessed share of the lead's rows made the planner count few and
-         * sort them.)
-         */
-        // (A rare word's bounds as subqueries: unknown to the planner in every plan, so that its guessed
-        // share of the word rows costs the plan made for each run as much as the kept one, and the
-        // kept one is used, not a plan made again at each run: 1.2 ms of the 1.8 a page took.)
+        // The word's rows: by its lead (`|| ''`: the prefix is tested on the walk's rows, not read as a
+        // range of token_words_time, whose rows the planner may choose to sort when it counts few of
+        // them; a word of two characters is its lead: no range, whose guessed share of the lead's rows
+        // made the planner count few and sort them), or a rare word's range, its bounds as subqueries:
+        // unknown to the planner in every plan, so that its guessed share of the word rows costs the plan
+        // made for each run as much as the kept one, and the kept one is used, not a plan made again at
+        // each run (1.2 ms of the 1.8 a page took).
         const match = !inOrder.lead
           ? sql`a.word >= (select ${w}::varchar) and a.word < (select ${prefixEnd(w)}::varchar)`
           : w.length > 2
             ? sql`left(a.word, 2) = ${w.slice(0, 2)} and a.word || '' >= ${w} and a.word || '' < ${prefixEnd(w)}`
             : sql`left(a.word, 2) = ${w}`;
+        /** The tokens of the word's rows, meeting `more`, with every other word. */
         const rowsOf = (more: RawBuilder<unknown>) =>
           sql`select distinct a.created_at, a.chain_id, a.address from token_words a where ${match} ${chain} ${more} ${others(w)}`;
         // Only the page's candidates reach the tokens: the word's rows in (launch time, chain) order past

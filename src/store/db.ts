@@ -478,11 +478,6 @@ export const keptPrepared = (text: string) =>
 export const UNPREPARED = sql.raw('/* unprepared */');
 
 /**
- * Lets a pool client run COPY_MARK statements as `COPY … FROM STDIN` (kysely only sends statements
- * with parameters): the data goes through pg-copy-streams on the same connection, so inside the same
- * transaction. Other statements are the client's own.
- */
-/**
  * Has a pool client answer each query through node-postgres's callback, settling a promise made here,
  * rather than through the promise node-postgres makes when given none. With its promise, about a third
  * of what queries allocate outlived two scavenges and was promoted (8 loops of a 25-row query: 127 of
@@ -502,6 +497,11 @@ function settlingClient(client: pg.PoolClient): void {
   };
 }
 
+/**
+ * Lets a pool client run COPY_MARK statements as `COPY … FROM STDIN` (kysely only sends statements
+ * with parameters): the data goes through pg-copy-streams on the same connection, so inside the same
+ * transaction. Other statements are the client's own.
+ */
 function copyingClient(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -657,8 +657,8 @@ export async function openDatabase(opts: {
       // the server's defaults: 24.8 ms a request with it, 1.0 ms without. (Sent before any other
       // statement of the connection; a server without the setting ignores the failure.)
       client.query('set jit = off').catch(() => {});
-      // (DATABASE_PREPARED=off: every statement unnamed, for a pooler that does not keep them.)
       settlingClient(client);
+      // (DATABASE_PREPARED=off: every statement unnamed, for a pooler that does not keep them.)
       if (opts.databasePrepared !== 'off') preparingClient(client);
       copyingClient(client);
     });
