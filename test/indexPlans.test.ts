@@ -631,6 +631,20 @@ describe('market refresh of most of a chain', () => {
       ),
     );
     expect(plan).toMatch(/Index (Only )?Scan on token_market_143 using token_market_143_next_\w+ \(rows 5\)/);
+    // Its pages all-visible from the start, so a list's index-only scan visits none of them, and
+    // autovacuum on again for the partition it became.
+    const covered = await explain(
+      database,
+      `select address, search_words from token_market where chain_id = ${chainId}
+        order by trending_score desc limit 5`,
+      [],
+    );
+    const scan = covered.Plans?.[0] as { 'Node Type'?: string; 'Heap Fetches'?: number };
+    expect([scan['Node Type'], scan['Heap Fetches']]).toEqual(['Index Only Scan', 0]);
+    const { rows: visible } = await sql<{ visible: boolean; options: string[] | null }>`
+      select relallvisible = relpages and relpages > 0 as visible, reloptions as options from pg_class
+      where oid = 'token_market_143'::regclass`.execute(db);
+    expect(visible).toEqual([{ visible: true, options: null }]);
     // The old partition was dropped once swapped out.
     const { rows: left } = await sql`select 1 from pg_class where relname like 'token_market_143_%'
       and relkind in ('r', 'p')`.execute(db);
