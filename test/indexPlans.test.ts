@@ -27,6 +27,7 @@ import {
   explainGeneric,
   explainKept,
   explainWith,
+  type PlanNode,
   planProblems,
   planText,
   runsKeptPlan,
@@ -357,22 +358,13 @@ describe('a ranked search', () => {
     const page = captured.find((c) => /from "token_market"/.test(c.text));
     expect(page).toBeDefined();
     const plan = await explain(database, page?.text as string, page?.parameters ?? []);
-    type Node = {
-      'Node Type': string;
-      'Relation Name'?: string;
-      'Index Name'?: string;
-      'Actual Rows'?: number;
-      'Actual Loops'?: number;
-      'Heap Fetches'?: number;
-      Plans?: Node[];
-    };
-    const scans: Node[] = [];
-    const walk = (n: Node) => {
+    const scans: PlanNode[] = [];
+    const walk = (n: PlanNode) => {
       if (n['Relation Name']) scans.push(n);
       for (const c of n.Plans ?? []) walk(c);
     };
-    walk(plan as Node);
-    const rowsOf = (n: Node) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1);
+    walk(plan);
+    const rowsOf = (n: PlanNode) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1);
     // Each chain's range: its trending index, without a row of the table read for the words.
     const ranges = scans.filter((n) => /trending_score/.test(n['Index Name'] ?? ''));
     expect(ranges.map((n) => [n['Node Type'], n['Heap Fetches']])).toEqual(
@@ -639,8 +631,8 @@ describe('market refresh of most of a chain', () => {
         order by trending_score desc limit 5`,
       [],
     );
-    const scan = covered.Plans?.[0] as { 'Node Type'?: string; 'Heap Fetches'?: number };
-    expect([scan['Node Type'], scan['Heap Fetches']]).toEqual(['Index Only Scan', 0]);
+    const scan = covered.Plans?.[0];
+    expect([scan?.['Node Type'], scan?.['Heap Fetches']]).toEqual(['Index Only Scan', 0]);
     const { rows: visible } = await sql<{ visible: boolean; options: string[] | null }>`
       select relallvisible = relpages and relpages > 0 as visible, reloptions as options from pg_class
       where oid = 'token_market_143'::regclass`.execute(db);

@@ -14,7 +14,8 @@ const BIG = new Set([
   'fee_credits',
 ]);
 
-interface PlanNode {
+/** A node of EXPLAIN's JSON plan, with the figures the tests read. */
+export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
@@ -25,6 +26,7 @@ interface PlanNode {
   'Rows Removed by Filter'?: number;
   'Shared Hit Blocks'?: number;
   'Shared Read Blocks'?: number;
+  'Heap Fetches'?: number;
   Plans?: PlanNode[];
 }
 
