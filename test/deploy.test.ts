@@ -1,12 +1,13 @@
 // The deploy kit holds against the code: every setting the compose file and the Kubernetes manifests set
 // is one the gateway reads; the alert rules pass `promtool check rules`; every metric the rules and the
 // Grafana dashboard name is one a running gateway exports.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { type FakeRpc, startFakeRpc } from './support/fakeRpc.ts';
+import { findBin } from './support/postgres.ts';
 import { call, startGateway, type TestGateway } from './support/gateway.ts';
 
 const SETTINGS = readFileSync('src/settings.ts', 'utf8');
@@ -37,6 +38,23 @@ describe('deploy/compose.yaml', () => {
         .map((d) => d.toJS())
         .find((d) => d?.kind === 'Deployment').spec.template.spec.containers[0].resources.requests.cpu;
     expect([cpu('gateway.yaml'), cpu('indexer.yaml')]).toEqual(['500m', '100m']);
+  });
+
+  it("runs PostgreSQL with a database host's settings, each one the server has, its memory's from .env", () => {
+    const command = compose.services.postgres.command as string[];
+    const settings = command.filter((_, i) => command[i - 1] === '-c').map((c) => c.split('='));
+    const known = new Set(
+      execFileSync(findBin('postgres'), ['--describe-config'], { encoding: 'utf8' })
+        .split('\n')
+        .map((line) => line.split('\t')[0]),
+    );
+    expect(settings.map(([name]) => name).filter((name) => !known.has(name as string))).toEqual([]);
+    expect(Object.fromEntries(settings)).toMatchObject({
+      shared_buffers: '${POSTGRES_SHARED_BUFFERS:-1GB}',
+      effective_cache_size: '${POSTGRES_CACHE_SIZE:-3GB}',
+      maintenance_work_mem: '${POSTGRES_MAINTENANCE_MEM:-256MB}',
+      huge_pages: 'try',
+    });
   });
 
   it('sets only settings the gateway reads', () => {

@@ -13,7 +13,8 @@ declare module 'vitest' {
   }
 }
 
-function findBin(name: string): string {
+/** PostgreSQL's program `name`: on the PATH, or the newest of the Debian packages'. */
+export function findBin(name: string): string {
   for (const dir of (process.env.PATH ?? '').split(':'))
     if (existsSync(join(dir, name))) return join(dir, name);
   const root = '/usr/lib/postgresql';
