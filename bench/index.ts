@@ -34,7 +34,7 @@ import {
   upgradeMarket,
 } from '../test/support/generatedIndex.ts';
 import { freePortRange } from '../test/support/net.ts';
-import { startPostgresCluster } from '../test/support/postgres.ts';
+import { settingsOf, startPostgresCluster } from '../test/support/postgres.ts';
 import { paced } from './paced.ts';
 import { Pauses } from './pauses.ts';
 import { processesWith, spawnInOwnSession, startServer, target } from './support.ts';
@@ -83,12 +83,12 @@ const PG_HOST_ENV: Record<string, string> = {
  * checkpoints wait for the disk (the tests' own servers do not, fsync off).
  */
 const PG_SETTINGS: Record<string, string> = {
+  // (`${NAME:-default}`: this host's value, else the compose file's default.)
   ...Object.fromEntries(
-    (COMPOSE.services.postgres.command as string[])
-      .filter((_, i, all) => all[i - 1] === '-c')
-      .map((c) =>
-        c.replace(/\$\{(\w+):-[^}]*\}/g, (_, name: string) => PG_HOST_ENV[name] as string).split('='),
-      ),
+    settingsOf(COMPOSE.services.postgres.command as string[]).map(([name, value]) => [
+      name,
+      value.replace(/\$\{(\w+):-([^}]*)\}/g, (_, v: string, fallback: string) => PG_HOST_ENV[v] ?? fallback),
+    ]),
   ),
   fsync: 'on',
 };
@@ -281,12 +281,11 @@ export async function benchIndex() {
   const host = tuneHost(SHARED_BUFFERS_BYTES);
   const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV });
   const weighted = autogroupNice('self', MEASURING_NICE) && autogroupNice('self', 0);
+  const pgSettings = Object.entries(PG_SETTINGS)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   console.log(
-    `\n(The host: ${host.described}. PostgreSQL as deploy/compose.yaml runs it: ${Object.entries(PG_SETTINGS)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(
-        ', ',
-      )}; its allocator: ${PG_ENV.GLIBC_TUNABLES}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
+    `\n(The host: ${host.described}. PostgreSQL as deploy/compose.yaml runs it: ${pgSettings}; its allocator: ${PG_ENV.GLIBC_TUNABLES}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
   const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });

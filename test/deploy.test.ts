@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { type FakeRpc, startFakeRpc } from './support/fakeRpc.ts';
-import { findBin } from './support/postgres.ts';
+import { findBin, settingsOf } from './support/postgres.ts';
 import { call, startGateway, type TestGateway } from './support/gateway.ts';
 
 const SETTINGS = readFileSync('src/settings.ts', 'utf8');
@@ -41,14 +41,13 @@ describe('deploy/compose.yaml', () => {
   });
 
   it("runs PostgreSQL with a database host's settings, each one the server has, its memory's from .env", () => {
-    const command = compose.services.postgres.command as string[];
-    const settings = command.filter((_, i) => command[i - 1] === '-c').map((c) => c.split('='));
+    const settings = settingsOf(compose.services.postgres.command as string[]);
     const known = new Set(
       execFileSync(findBin('postgres'), ['--describe-config'], { encoding: 'utf8' })
         .split('\n')
         .map((line) => line.split('\t')[0]),
     );
-    expect(settings.map(([name]) => name).filter((name) => !known.has(name as string))).toEqual([]);
+    expect(settings.map(([name]) => name).filter((name) => !known.has(name))).toEqual([]);
     expect(Object.fromEntries(settings)).toMatchObject({
       shared_buffers: '${POSTGRES_SHARED_BUFFERS:-1GB}',
       effective_cache_size: '${POSTGRES_CACHE_SIZE:-3GB}',

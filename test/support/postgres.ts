@@ -13,6 +13,13 @@ declare module 'vitest' {
   }
 }
 
+/** The `-c name=value` settings of a server's command line (a compose file's `command`), in order. */
+export function settingsOf(command: string[]): [name: string, value: string][] {
+  return command
+    .filter((_, i) => command[i - 1] === '-c')
+    .map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)]);
+}
+
 /** PostgreSQL's program `name`: on the PATH, or the newest of the Debian packages'. */
 export function findBin(name: string): string {
   for (const dir of (process.env.PATH ?? '').split(':'))
