@@ -643,6 +643,38 @@ describe('market refresh of most of a chain', () => {
     expect(left).toEqual([]);
   });
 
+  it("reads a chain's tokens for its full refresh from their index alone, not their wide rows", async () => {
+    const db = database.db;
+    const chainId = 5042;
+    const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
+    await sql`update token_market set rebuild = 1 where chain_id = ${chainId}`.execute(db);
+    // (As autovacuum leaves a table its writes have settled in: its pages marked all-visible.)
+    await sql`vacuum (analyze) tokens`.execute(db);
+    const from = captured.length;
+    await refreshMarket({ chainId, endpoint: generatedChainEndpoint(), database, deployments, nowMs: 1 });
+    const quiet = captured.slice(from).find((c) => /with u as materialized/.test(c.text));
+    expect(quiet).toBeDefined();
+    const { text, parameters } = quiet as (typeof captured)[number];
+    // It wrote into the partition the refresh built and swapped in: explained against a table like it.
+    const table = /insert into "(token_market_\d+_next)"/.exec(text)?.[1] as string;
+    expect(table).toBe(`token_market_${chainId}_next`);
+    await sql`create table ${sql.table(table)} (like token_market including defaults)`.execute(db);
+    try {
+      const scans: PlanNode[] = [];
+      const walk = (n: PlanNode) => {
+        if (n['Relation Name'] === 'tokens') scans.push(n);
+        for (const c of n.Plans ?? []) walk(c);
+      };
+      walk(await explain(database, text, parameters));
+      expect(scans.map((n) => [n['Node Type'], n['Index Name'], n['Heap Fetches']])).toEqual([
+        ['Index Only Scan', 'tokens_market_inputs', 0],
+      ]);
+      expect(scans[0]?.['Actual Rows']).toBeGreaterThan(10_000);
+    } finally {
+      await sql`drop table ${sql.table(table)}`.execute(db);
+    }
+  });
+
   it('runs the refreshes asked of one database one at a time, in the order asked', async () => {
     const deployments = Deployments.load(loadSettings({ LAUNCHPAD_DATA_DIR: tempDir() }).manifestsDir);
     const generated = generatedChainEndpoint();
