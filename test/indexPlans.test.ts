@@ -31,6 +31,7 @@ import {
   planProblems,
   planText,
   runsKeptPlan,
+  scansOf,
 } from './support/plans.ts';
 import { readServer } from './support/readServer.ts';
 import { tempDir } from './support/tempDir.ts';
@@ -358,12 +359,7 @@ describe('a ranked search', () => {
     const page = captured.find((c) => /from "token_market"/.test(c.text));
     expect(page).toBeDefined();
     const plan = await explain(database, page?.text as string, page?.parameters ?? []);
-    const scans: PlanNode[] = [];
-    const walk = (n: PlanNode) => {
-      if (n['Relation Name']) scans.push(n);
-      for (const c of n.Plans ?? []) walk(c);
-    };
-    walk(plan);
+    const scans = scansOf(plan);
     const rowsOf = (n: PlanNode) => (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1);
     // Each chain's range: its trending index, without a row of the table read for the words.
     const ranges = scans.filter((n) => /trending_score/.test(n['Index Name'] ?? ''));
@@ -660,12 +656,9 @@ describe('market refresh of most of a chain', () => {
     expect(table).toBe(`token_market_${chainId}_next`);
     await sql`create table ${sql.table(table)} (like token_market including defaults)`.execute(db);
     try {
-      const scans: PlanNode[] = [];
-      const walk = (n: PlanNode) => {
-        if (n['Relation Name'] === 'tokens') scans.push(n);
-        for (const c of n.Plans ?? []) walk(c);
-      };
-      walk(await explain(database, text, parameters));
+      const scans = scansOf(await explain(database, text, parameters)).filter(
+        (n) => n['Relation Name'] === 'tokens',
+      );
       expect(scans.map((n) => [n['Node Type'], n['Index Name'], n['Heap Fetches']])).toEqual([
         ['Index Only Scan', 'tokens_market_inputs', 0],
       ]);

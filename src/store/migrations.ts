@@ -866,7 +866,7 @@ const migrationsFor = (kind: 'sqlite' | 'postgres'): Record<string, Migration> =
       // rows, marketRefresh.ts: writeQuietRows), read from this index alone. Token rows are wide (1.1 KB
       // at 1M tokens, the launch's raw data) and, after an ingest, mostly not cached: the refresh's
       // read of chain 8453's 400k rows fetched 91k heap pages (9.9 s of a 52-57 s full refresh); from
-      // the index, about 24k pages (1.9 s against 7.7 s with nothing cached).
+      // the index, 9.8k pages (1.9 s against 7.7 s with nothing cached).
       if (kind !== 'postgres') return;
       await sql`create index tokens_market_inputs on tokens (chain_id, address)
         include (market, suite_id, quote_address, launch_supply, search_words)`.execute(db);

@@ -177,6 +177,17 @@ export function planProblems(plan: PlanNode, sortable: number): string[] {
 }
 
 /** The buffers a plan's run read (shared: hit or read), not counting its planning. */
+/** The plan's nodes that read a relation (scans), in plan order. */
+export function scansOf(plan: PlanNode): PlanNode[] {
+  const out: PlanNode[] = [];
+  const walk = (n: PlanNode) => {
+    if (n['Relation Name']) out.push(n);
+    n.Plans?.forEach(walk);
+  };
+  walk(plan);
+  return out;
+}
+
 export const buffersOf = (plan: PlanNode) =>
   (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
 
