@@ -120,6 +120,15 @@ const INGEST_NICE = Math.round(Math.log(1024 / Number(COMPOSE.services.indexer.c
  */
 const NODE_NICE = 19;
 /**
+ * The devnet nodes' allocator (anvil's jemalloc) backs their heaps with transparent huge pages. Each
+ * `eth_getLogs` answer (about 20 MB of JSON a range) was built in memory faulted in 4 KB at a time:
+ * faults this virtual machine's kernel serves without giving up the core (it has no kernel preemption):
+ * a real-time thread sleeping 1 ms beside the reads woke over 12 ms late 47 times in 2 min (at most 44
+ * ms; bench128), and the longest such gaps were the node's system time (bench130). With huge pages, 10
+ * times in 100 s (bench134). A provider reached over the network costs the gateways' cores nothing.
+ */
+const NODE_ALLOCATOR = 'thp:always,metadata_thp:always';
+/**
  * The measuring side's CPU weight: the read clients' process, and this one while it times the baselines,
  * run at autogroup nice -10, as a load generator on cores of its own would. On these 2 cores, shared with
  * the ingest, the database and the nodes, a client's own wait for a core (up to 339 ms in a run, bench64)
@@ -285,9 +294,11 @@ export async function benchIndex() {
     .map(([k, v]) => `${k}=${v}`)
     .join(', ');
   console.log(
-    `\n(The host: ${host.described}. PostgreSQL as deploy/compose.yaml runs it: ${pgSettings}; its allocator: ${PG_ENV.GLIBC_TUNABLES}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
+    `\n(The host: ${host.described}. PostgreSQL as deploy/compose.yaml runs it: ${pgSettings}; its allocator: ${PG_ENV.GLIBC_TUNABLES}. The devnet nodes' allocator: ${NODE_ALLOCATOR}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
+  // (Every anvil this process starts inherits it: the devnet nodes and the gateways' own node.)
+  process.env._RJEM_MALLOC_CONF = NODE_ALLOCATOR;
   const devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   const stops: (() => Promise<unknown>)[] = [];
   try {
