@@ -155,7 +155,7 @@ const rowsInto = (n: PlanNode) => {
  */
 export function planProblems(plan: PlanNode, sortable: number): string[] {
   const out: string[] = [];
-  const walk = (n: PlanNode) => {
+  for (const n of nodesOf(plan)) {
     if (n['Node Type'] === 'Seq Scan' && BIG.has(n['Relation Name'] ?? ''))
       out.push(`sequential scan of ${n['Relation Name']}`);
     // An index range far wider than the rows kept: the query's narrowing is not in its index bound.
@@ -170,24 +170,17 @@ export function planProblems(plan: PlanNode, sortable: number): string[] {
     // Grouping (a distinct, a union's) of more rows than a page needs; a count's plain aggregate is not.
     if (n['Node Type'] === 'Aggregate' && n.Strategy !== 'Plain' && rowsInto(n) > sortable)
       out.push(`a grouping of ${rowsInto(n)} rows`);
-    n.Plans?.forEach(walk);
-  };
-  walk(plan);
+  }
   return out;
 }
+
+/** Every node of a plan, in plan order (a node before its inputs). */
+const nodesOf = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodesOf)];
+
+/** The plan's nodes that read a relation (scans), in plan order. */
+export const scansOf = (plan: PlanNode) => nodesOf(plan).filter((n) => n['Relation Name']);
 
 /** The buffers a plan's run read (shared: hit or read), not counting its planning. */
-/** The plan's nodes that read a relation (scans), in plan order. */
-export function scansOf(plan: PlanNode): PlanNode[] {
-  const out: PlanNode[] = [];
-  const walk = (n: PlanNode) => {
-    if (n['Relation Name']) out.push(n);
-    n.Plans?.forEach(walk);
-  };
-  walk(plan);
-  return out;
-}
-
 export const buffersOf = (plan: PlanNode) =>
   (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0);
 
