@@ -446,7 +446,14 @@ export async function benchIndex() {
       before[label] = ((await readLoad(reading.url, headers, [url])) as [Latency])[0];
 
     const ingest = spawnInOwnSession(process.execPath, ['bin/run-ts.js', 'bench/ingestLoop.ts'], {
-      env: { ...process.env, ...env, INGEST_HEAD: String(head) },
+      env: {
+        ...process.env,
+        ...env,
+        INGEST_HEAD: String(head),
+        ...(process.env.PROFILE_INGEST
+          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.PROFILE_INGEST}` }
+          : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let ingestOut = '';
@@ -569,7 +576,7 @@ export async function benchIndex() {
     while (!ingestOut.includes('pass 1:') && ingest.exitCode === null)
       await new Promise((r) => setTimeout(r, 100));
     const pass =
-      /pass 1: (\d+) logs in (\d+) ms, (\d+) ranges, (\d+) failed, peak RSS by quarter of the logs: ([\d ]+) MB/.exec(
+      /pass 1: (\d+) logs in (\d+) ms, (\d+) ranges, (\d+) failed, peak RSS by quarter of the logs: ([\d ]+) MB, CPU (\d+) ms/.exec(
         ingestOut,
       );
     if (!pass) throw new Error(`the ingest did not finish its first pass: ${ingestOut}`);
@@ -582,7 +589,7 @@ export async function benchIndex() {
       `- eth_getLogs alone, every log of the range (baseline): ${getLogs.logs.toLocaleString('en')} logs in ${getLogs.s.toFixed(1)} s`,
     );
     console.log(
-      `- the indexer: ${Number(pass[1]).toLocaleString('en')} logs applied in ${ingestS.toFixed(1)} s (${(ingestS / getLogs.s).toFixed(2)}x), ${pass[3]} ranges (${pass[4]} failed and tried again)`,
+      `- the indexer: ${Number(pass[1]).toLocaleString('en')} logs applied in ${ingestS.toFixed(1)} s (${(ingestS / getLogs.s).toFixed(2)}x), ${pass[3]} ranges (${pass[4]} failed and tried again); its process's CPU time ${(Number(pass[6]) / 1000).toFixed(1)} s`,
     );
     console.log(`- the indexer's peak RSS by quarter of the logs it applied: ${peaks.join(', ')} MB`);
     await stops.splice(stops.indexOf(stopIngest), 1)[0]?.();

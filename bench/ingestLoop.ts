@@ -61,6 +61,7 @@ console.log('ingesting');
 for (let pass = 1; !stopping; pass++) {
   const indexer = new ChainIndexer(CHAIN, endpoint, database, deployments);
   const t = performance.now();
+  const cpu = process.cpuUsage();
   let logs = 0;
   let ticks = 0;
   // The process's resident memory after each range, by the logs applied so far: its peak in each
@@ -90,9 +91,10 @@ for (let pass = 1; !stopping; pass++) {
     peaks[quarter] = Math.max(peaks[quarter] as number, rss);
   }
   const mb = peaks.map((p) => (p / 2 ** 20).toFixed(0)).join(' ');
+  const used = process.cpuUsage(cpu);
   if (!stopping)
     console.log(
-      `pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms, ${ticks} ranges, ${errors} failed, peak RSS by quarter of the logs: ${mb} MB`,
+      `pass ${pass}: ${logs} logs in ${(performance.now() - t).toFixed(0)} ms, ${ticks} ranges, ${errors} failed, peak RSS by quarter of the logs: ${mb} MB, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms`,
     );
   if (stopping) break;
   // (The bench does not count reads that overlap a reset: it is its own work, not the indexer's.)
