@@ -16,6 +16,7 @@ import {
   keccak256,
   parseAbi,
   stringToHex,
+  toEventSelector,
   zeroAddress,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -1309,6 +1310,97 @@ describe('a node too slow for a wide range', () => {
         expect(held).toBeGreaterThan(0);
         expect(errors).toContain('no answer in time');
         await expectSameTrades(own, token);
+      } finally {
+        await own.stop();
+        proxy.close();
+      }
+    },
+  );
+});
+
+describe('a burst after a quiet stretch', () => {
+  it(
+    'reads a grown range swaps first and drops it, other logs unasked, when its swaps alone are too many',
+    { timeout: 180_000 },
+    async () => {
+      // The proxy holds the node's head where the test says (as a node behind would): the own index
+      // follows the quiet blocks one at a time, then sees 21 blocks of 1,000 swaps at once. Its range
+      // is then longer than the last one it indexed, with 21,000 swaps, more than a whole range should
+      // bring (20,000 logs): it is read again shorter, and its other logs are never asked for.
+      const [swapEvent] = parseAbi([
+        'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
+      ]);
+      const SWAP = toEventSelector(swapEvent);
+      let held: number | undefined;
+      const reads: { swaps: boolean; from: number; to: number; logs: number }[] = [];
+      const proxy = await nodeProxy((asked, text) => {
+        const batch = (Array.isArray(asked) ? asked : [asked]) as {
+          method: string;
+          params?: { fromBlock?: Hex; toBlock?: Hex; topics?: Hex[][] }[];
+        }[];
+        const parsed = JSON.parse(text) as
+          { id: number; result?: unknown } | { id: number; result?: unknown }[];
+        const answers = Array.isArray(parsed) ? parsed : [parsed];
+        for (const a of answers) {
+          const request = batch[a.id] ?? batch[0];
+          const filter = request?.params?.[0];
+          if (request?.method === 'eth_getLogs' && filter?.fromBlock && filter.toBlock)
+            reads.push({
+              swaps: filter.topics?.[0]?.includes(SWAP) ?? false,
+              from: Number(filter.fromBlock),
+              to: Number(filter.toBlock),
+              logs: Array.isArray(a.result) ? a.result.length : -1,
+            });
+          if (request?.method === 'eth_blockNumber' && held !== undefined)
+            a.result = `0x${held.toString(16)}`;
+        }
+        return JSON.stringify(parsed);
+      });
+      const own = await ownIndex(proxy.url);
+      const through = async () =>
+        Number(
+          (await own.database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst())
+            ?.indexed_through,
+        );
+      const until = async (block: number) => {
+        for (const end = Date.now() + 120_000; (await through()) < block;) {
+          if (Date.now() > end) throw new Error(`the own index did not reach block ${block}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      try {
+        held = await through();
+        const { token, head } = await base.launchWithSwaps(21_000, 1000);
+        // The burst's first block: the first with a swap.
+        let burst = held + 1;
+        const swapsAt = (b: number) =>
+          base.client.getLogs({
+            address: base.chain.uniswap.pool_manager,
+            event: swapEvent,
+            fromBlock: BigInt(b),
+            toBlock: BigInt(b),
+          });
+        while ((await swapsAt(burst)).length === 0) burst++;
+        // The quiet blocks, one a range.
+        for (let b = held + 1; b < burst; b++) {
+          held = b;
+          await until(b);
+        }
+        held = undefined;
+        await until(head);
+        const dropped = reads.filter((r) => r.swaps && r.to > r.from && r.logs > 20_000);
+        expect(dropped.length).toBeGreaterThan(0);
+        for (const d of dropped)
+          expect(reads.filter((r) => !r.swaps && r.from === d.from && r.to === d.to)).toEqual([]);
+        // Every swap indexed once, each with its trader.
+        const mine = await own.database.db
+          .selectFrom('trades')
+          .select(['trader', 'block_number', 'log_index'])
+          .where('token', '=', token)
+          .execute();
+        expect(mine).toHaveLength(21_000);
+        expect(new Set(mine.map((t) => `${t.block_number}:${t.log_index}`)).size).toBe(21_000);
+        expect(mine.every((t) => t.trader !== zeroAddress)).toBe(true);
       } finally {
         await own.stop();
         proxy.close();

@@ -165,6 +165,12 @@ export function nextSpan(span: number, blocks: number, logs: number): number {
   return logs < RANGE_LOGS / 2 ? Math.min(RANGE, Math.max(span, blocks * 2)) : span;
 }
 /**
+ * Whether a range of `blocks` blocks is too busy to index whole, from its swaps alone: more of them than
+ * a whole range should bring (each brings its trade, fee credits and transfers besides). A block alone is
+ * indexed however busy, since it cannot be split.
+ */
+const tooBusy = (blocks: number, swaps: number) => blocks > 1 && swaps > RANGE_LOGS;
+/**
  * Launch tokens asked for by address, at most (500 a request); a chain with more has its token events
  * asked for by topic alone, from every contract, and kept for its launch tokens.
  */
@@ -455,6 +461,8 @@ export class ChainIndexer {
   private span = FIRST_SPAN;
   /** Blocks of the range the last tick asked for. */
   private tried = FIRST_SPAN;
+  /** Blocks of the last range indexed: a longer one is read swaps first (see `readRange`). */
+  private proven = 0;
   /** Whether the last tick indexed a range (empty or not): a backfill goes on without pausing. */
   moved = false;
   /** The next range, read while the last one was written. */
@@ -525,13 +533,21 @@ export class ChainIndexer {
     const to = ahead?.to ?? Math.min(this.seenHead, through + this.span);
     this.tried = Math.max(1, to - through);
     const previousHead = this.seenHead;
-    const { head, rest, toBlock, swaps, tokenEvents } = await (ahead?.read ?? this.readRange(through, to));
+    const { head, rest, toBlock, swaps, tokenEvents } = await (ahead?.read ??
+      this.readRange(through, to, to - through > this.proven));
     this.seenHead = head;
     // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
     // answers for the range are not used, and the next tick asks again up to the head it reports.
     if (!swaps || head < to) return 0;
+    const swapLogs = await swaps.logs;
+    // A burst: the range is read again, shorter in proportion (its other logs were not asked for, or
+    // are dropped).
+    if (tooBusy(to - through, swapLogs.length)) {
+      this.span = Math.max(1, Math.floor(((to - through) * RANGE_LOGS) / swapLogs.length));
+      return 0;
+    }
     if (!toBlock || (await swaps.head) < to) return 0;
-    const logs = [...(rest ?? []), ...(await swaps.logs)];
+    const logs = [...(rest ?? []), ...swapLogs];
     // The swaps and the other logs come from two requests, which may straddle a reorg: a block seen
     // with two hashes has the range read again at the next tick.
     if (forked(logs, to, toBlock.hash)) return 0;
@@ -540,7 +556,7 @@ export class ChainIndexer {
     // written: the node's time and the database's overlap, two ranges in memory at most.
     const nextTo = Math.min(previousHead, to + span);
     if (nextTo > to) {
-      this.ahead = { from: to, to: nextTo, read: this.readRange(to, nextTo) };
+      this.ahead = { from: to, to: nextTo, read: this.readRange(to, nextTo, nextTo - to > to - through) };
       this.ahead.read.catch(() => {}); // awaited by the next tick, or dropped
     }
     // Transfers of launch tokens: those known before this range and those launched in it.
@@ -561,15 +577,21 @@ export class ChainIndexer {
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
     await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
     this.span = span;
+    this.proven = to - through;
     this.moved = true;
     return logs.length;
   }
 
   /**
    * The node's head, and the logs of blocks through+1..to (when there are any): the swaps (with their
-   * senders, asked for as soon as they come), the suites' other logs and the range's end block.
+   * senders, asked for as soon as they come), the suites' other logs and the range's end block. With
+   * `swapsFirst` (a range longer than the last one indexed, after a quiet stretch grew it), the other
+   * logs are asked for once the swaps came, and not at all when they show a burst (`tooBusy`): a node
+   * without a cap on an answer's logs builds the whole answer before it sends any of it, so that a range
+   * grown into a burst kept it busy for longer than the time-out (bench: 640k logs for 64 blocks, 5 s
+   * lost and then its rebuilding), where the burst's swaps alone are an eighth of them.
    */
-  private async readRange(through: number, to: number): Promise<RangeRead> {
+  private async readRange(through: number, to: number, swapsFirst: boolean): Promise<RangeRead> {
     const c = this.suites.map((s) => s.contracts);
     const addresses = [
       ...new Set(
@@ -588,7 +610,9 @@ export class ChainIndexer {
     // The range's swaps come alone and first: their transactions (the traders) are its
     // largest read, and they are asked for while the rest of its logs come.
     const limit = answerLimit(to - through);
-    const swaps = range ? this.swaps(range, [...poolManagers], limit) : undefined;
+    const swaps = range ? this.swaps(range, [...poolManagers], limit, to - through) : undefined;
+    if (swaps && swapsFirst && tooBusy(to - through, (await swaps.logs).length))
+      return { head: await swaps.head, swaps };
     const tokenEvents = range && this.manyTokens ? this.tokenEvents(through + 1, to) : undefined;
     tokenEvents?.catch(() => {}); // awaited in apply, or dropped with the range
     const requests: RpcRequest[] = [
@@ -621,7 +645,12 @@ export class ChainIndexer {
    * The range's Swap logs of the followed PoolManagers, asked for alone with the node's head, and the
    * senders of their transactions (the traders), asked for as soon as the logs come.
    */
-  private swaps(range: { fromBlock: Hex; toBlock: Hex }, poolManagers: Address[], limit: number) {
+  private swaps(
+    range: { fromBlock: Hex; toBlock: Hex },
+    poolManagers: Address[],
+    limit: number,
+    blocks: number,
+  ) {
     const requests: RpcRequest[] = [
       { method: 'eth_blockNumber', params: [] },
       // An empty address list would follow every contract.
@@ -633,6 +662,7 @@ export class ChainIndexer {
     const head = answers.then(([hex]) => Number(BigInt(hex as Hex)));
     const logs = answers.then(([, list]) => (list ?? []) as Log[]);
     const senders = logs.then(async (list) => {
+      if (tooBusy(blocks, list.length)) return new Map<Hex, Address>(); // the range is read again
       const hashes = [...new Set(list.map((l) => l.transactionHash))];
       const froms = await this.endpoint.batchResultsInChunks(
         // The transaction, not its receipt: a receipt carries every log of the transaction again.
