@@ -540,10 +540,11 @@ export class ChainIndexer {
     // answers for the range are not used, and the next tick asks again up to the head it reports.
     if (!swaps || head < to) return 0;
     const swapLogs = await swaps.logs;
-    // A burst: the range is read again, shorter in proportion (its other logs were not asked for, or
-    // are dropped).
+    // A burst: the range is read again (its other logs were not asked for, or are dropped), through the
+    // block before its swaps pass a quarter of RANGE_LOGS (each brings several other logs), at least one.
     if (tooBusy(to - through, swapLogs.length)) {
-      this.span = Math.max(1, Math.floor(((to - through) * RANGE_LOGS) / swapLogs.length));
+      const cut = hexNumber((swapLogs[RANGE_LOGS / 4] as Log).blockNumber);
+      this.span = Math.max(1, cut - 1 - through);
       return 0;
     }
     if (!toBlock || (await swaps.head) < to) return 0;
