@@ -142,8 +142,17 @@ describe.each(backends)('$name', ({ name, env }) => {
     expect(hashes.map((r) => r.hash)).toEqual(['0xnew0', '0xnew1', '0xnew2']);
     // Text as chains send it (PostgreSQL copies rows in COPY's text format): tabs, line breaks,
     // backslashes and what COPY would read as null or the end of the data are kept as they are, and an
-    // empty text is not a null.
-    const texts = ['tab\there', 'line\nbreak\r\nend', 'back\\slash \\N', '\\.', '', 'ünï 🚀 "q" \'s'];
+    // empty text is not a null. (A text longer than a piece of COPY's data, between others: the data
+    // is sent in pieces that end with a row.)
+    const texts = [
+      'tab\there',
+      'line\nbreak\r\nend',
+      'back\\slash \\N',
+      'ü🚀\t'.repeat(12_000),
+      '\\.',
+      '',
+      'ünï 🚀 "q" \'s',
+    ];
     const posts = texts.map((description, i) => ({
       chain_id: 8453,
       tx_hash: `0x${String(i).padStart(64, '0')}`,
