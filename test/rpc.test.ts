@@ -14,9 +14,16 @@ let answerMiB = MAX_ANSWER_BYTES / 2 ** 20 + 1;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
-    request.resume();
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
+      // test_text [text, times]: that text repeated, as the answer's result.
+      const asked = JSON.parse(body) as { method: string; params: [string, number] };
+      if (asked.method === 'test_text') {
+        const [text, times] = asked.params;
+        return response.end(JSON.stringify({ jsonrpc: '2.0', id: 0, result: text.repeat(times) }));
+      }
       if (!huge) return response.end('{"jsonrpc":"2.0","id":0,"result":"0x2a"}');
       // A JSON string of answerMiB MiB, sent in 1 MiB pieces while the client reads.
       const piece = Buffer.alloc(2 ** 20, 'a');
@@ -40,6 +47,22 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
+});
+
+describe('answers of many chunks', () => {
+  it('reads each whole and as sent, side by side and one after another, a short one after a long one', async () => {
+    const endpoint = new RpcEndpoint(url, 60_000);
+    const asked: [string, number][] = [
+      ['ü', 300_000],
+      ['a', 1_000_000],
+      ['🚀x', 100_000],
+      ['\u00e9\u0301', 50_000],
+    ];
+    const answers = await Promise.all(asked.map((p) => endpoint.request('test_text', p)));
+    expect(answers).toEqual(asked.map(([text, times]) => ({ ok: true, result: text.repeat(times) })));
+    for (const p of [...asked, ['b', 70_000] as [string, number]].reverse())
+      expect(await endpoint.request('test_text', p)).toEqual({ ok: true, result: p[0].repeat(p[1]) });
+  }, 60_000);
 });
 
 describe('a node answering more than the transport reads', () => {
