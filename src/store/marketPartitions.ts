@@ -51,7 +51,8 @@ export async function rebuildMarketPartition(
     // The partitioned table's indexes, built on the new rows (the swap attaches them to the parent's),
     // BUILDS_AT_ONCE at a time, each on its own connection and in one process. (Parallel workers in one
     // build cost 40 % more CPU for a build of 400k rows, for 10 % less time. Two builds side by side share
-    // no work: the bench's full refresh of 1M tokens took 35-44 s, against 44-67 s one after the other.)
+    // no work: a full refresh of the bench's 1M tokens, no reads meanwhile, took 35-44 s, against 44-67 s
+    // one after the other.)
     const { rows: indexes } = await sql<{ def: string; constraint: string | null }>`
       select pg_get_indexdef(i.indexrelid) as def, c.conname as constraint from pg_index i
       left join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid
