@@ -11,6 +11,7 @@ import {
   decodeFunctionData,
   encodeAbiParameters,
   encodeFunctionData,
+  getContractAddress,
   type Hex,
   http,
   keccak256,
@@ -183,6 +184,26 @@ export class TestChain {
           });
     params.creatorSalt = salt.creatorSalt;
     return { params, predicted: salt.predictedToken };
+  }
+
+  /** The token address the factory would create for `sender` launching `params` (its salt scoped to the sender). */
+  async predictedToken(
+    sender: Address,
+    params: Awaited<ReturnType<TestChain['launchParams']>>['params'],
+  ): Promise<Address> {
+    const factory = this.current.factory;
+    const scopedSalt = keccak256(
+      encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [sender, params.creatorSalt]),
+    );
+    if (this.tokenMode === 'b20') {
+      return this.read<Address>(B20_FACTORY, B20_ABI, 'getB20Address', [0, factory, scopedSalt]);
+    }
+    return getContractAddress({
+      opcode: 'CREATE2',
+      from: this.current.token_deployer,
+      salt: scopedSalt,
+      bytecodeHash: await this.read<Hex>(factory, A.LaunchFactoryAbi, 'launchTokenBytecodeHash', [params]),
+    });
   }
 
   /** A creator salt for a B20 suite: candidates asked of the B20 factory, 1,024 per multicall. */
