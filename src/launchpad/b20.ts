@@ -7,7 +7,6 @@ import {
   type Abi,
   type Address,
   decodeFunctionResult,
-  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
   type Hex,
@@ -16,7 +15,7 @@ import {
 } from 'viem';
 import type { Snapshot } from '../chain/snapshot.ts';
 import { ApiError } from '../errors.ts';
-import { type LaunchSalt, TOKEN_ADDRESS_SUFFIX } from './salt.ts';
+import { type LaunchSalt, scopedLaunchSalt, TOKEN_ADDRESS_SUFFIX } from './salt.ts';
 
 export const B20_FACTORY = '0xB20f000000000000000000000000000000000000' as const;
 export const B20_ACTIVATION_REGISTRY = '0x8453000000000000000000000000000000000001' as const;
@@ -98,10 +97,7 @@ export async function mineB20Salt(
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const candidates = Array.from({ length: BATCH }, () => {
       const creatorSalt = `0x${randomBytes(32).toString('hex')}` as Hex;
-      const scopedSalt = keccak256(
-        encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [input.creator, creatorSalt]),
-      );
-      return { creatorSalt, scopedSalt };
+      return { creatorSalt, scopedSalt: scopedLaunchSalt(input.creator, creatorSalt) };
     });
     const calls = candidates.map((c) => ({
       target: B20_FACTORY,

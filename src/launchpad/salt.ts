@@ -1,7 +1,7 @@
 // Launch salts: the factory creates the token with CREATE2 from its token deployer, with the salt
 // keccak256(abi.encode(creator, creatorSalt)), and accepts only addresses whose low byte is 0x01.
 import { randomBytes } from 'node:crypto';
-import { type Address, getAddress, type Hex } from 'viem';
+import { type Address, encodeAbiParameters, getAddress, type Hex, keccak256 } from 'viem';
 import { addressWord, type Keccak, mineCreate2Salt } from '../chain/create2.ts';
 
 export const TOKEN_ADDRESS_SUFFIX = 0x01;
@@ -11,6 +11,11 @@ export interface LaunchSalt {
   scopedSalt: Hex;
   predictedToken: Address;
   tries: number;
+}
+
+/** The CREATE2 salt the factory derives from `creator`'s creatorSalt: keccak256(abi.encode(creator, creatorSalt)). */
+export function scopedLaunchSalt(creator: Address, creatorSalt: Hex): Hex {
+  return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [creator, creatorSalt]));
 }
 
 /** Mines a creatorSalt from a random start, so two launches of one creator never share a salt. */

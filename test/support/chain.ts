@@ -14,7 +14,6 @@ import {
   getContractAddress,
   type Hex,
   http,
-  keccak256,
   maxUint160,
   numberToHex,
   parseAbi,
@@ -24,7 +23,7 @@ import {
 } from 'viem';
 import * as A from '../../contracts/artifacts/index.ts';
 import type { DevnetChain } from '../../src/devnet/devnet.ts';
-import { mineLaunchSalt } from '../../src/launchpad/salt.ts';
+import { mineLaunchSalt, scopedLaunchSalt } from '../../src/launchpad/salt.ts';
 import { B20_ABI, B20_FACTORY, MULTICALL3 } from '../../src/launchpad/b20.ts';
 import { launchPoolKey, type PoolKey, encodeHookData } from '../../src/launchpad/pool.ts';
 import { encodeExactInSingleSwap, UNIVERSAL_ROUTER_ABI } from '../../src/chain/universalRouter.ts';
@@ -192,9 +191,7 @@ export class TestChain {
     params: Awaited<ReturnType<TestChain['launchParams']>>['params'],
   ): Promise<Address> {
     const factory = this.current.factory;
-    const scopedSalt = keccak256(
-      encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [sender, params.creatorSalt]),
-    );
+    const scopedSalt = scopedLaunchSalt(sender, params.creatorSalt);
     if (this.tokenMode === 'b20') {
       return this.read<Address>(B20_FACTORY, B20_ABI, 'getB20Address', [0, factory, scopedSalt]);
     }
@@ -217,13 +214,7 @@ export class TestChain {
           address: B20_FACTORY,
           abi: B20_ABI,
           functionName: 'getB20Address',
-          args: [
-            0,
-            factory,
-            keccak256(
-              encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [creator, creatorSalt]),
-            ),
-          ],
+          args: [0, factory, scopedLaunchSalt(creator, creatorSalt)],
         })),
       } as never)) as unknown as Address[];
       const i = addresses.findIndex((a) => a.toLowerCase().endsWith('01'));
