@@ -22,16 +22,18 @@ const WORD = /^[0-9a-fA-F]{64}$/;
 const TWO_256 = 1n << 256n;
 const TWO_255 = 1n << 255n;
 
-/** Checksummed addresses by lowercase form; cleared when large (a plain map, no LRU bookkeeping). */
+/**
+ * Checksummed addresses by the form they came in (nodes send lowercase: looked up as they are, without a
+ * lowercased copy per call); cleared when large (a plain map, no LRU bookkeeping).
+ */
 const checksums = new Map<string, Hex>();
 /** `getAddress` for addresses the indexer sees over and over (contracts, pools, active traders). */
 export function checksum(address: string): Hex {
-  const lower = address.toLowerCase();
-  let out = checksums.get(lower);
+  let out = checksums.get(address);
   if (out === undefined) {
-    out = getAddress(lower);
+    out = getAddress(address.toLowerCase());
     if (checksums.size >= 50_000) checksums.clear();
-    checksums.set(lower, out);
+    checksums.set(address, out);
   }
   return out;
 }

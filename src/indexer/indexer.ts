@@ -207,6 +207,8 @@ function forked(logs: Log[], to: number, toHash: Hex): boolean {
 /** A decoded log, with its `string` arguments as safe text. */
 interface Decoded {
   log: Log;
+  /** The log's index in its block (parsed once: the joins below compare it many times). */
+  index: number;
   event: DecodedEvent;
   strings: Record<string, ChainText>;
 }
@@ -233,10 +235,13 @@ const positionOf = (chainId: ChainId, log: Log) => ({
 function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools: Map<Hex, Pool>) {
   // The hook's Trade and FeeComponentCredited events by transaction and pool, in log order, for the
   // join below (a transaction may hold hundreds of swaps: each is joined by a binary search).
-  const logIndex = (d: { log: Log }) => hexNumber(d.log.logIndex);
+  // (By transaction, then pool: two lookups of the strings the node sent, whose hashes V8 keeps, rather
+  // than a joined key made and hashed for each log.)
   const poolOf = (d: Decoded) => (d.event.args as unknown as { poolId: Hex }).poolId;
-  const tradeEvents = new Map<string, Decoded[]>();
-  const creditEvents = new Map<string, Decoded[]>();
+  const tradeEvents = new Map<string, Map<string, Decoded[]>>();
+  const creditEvents = new Map<string, Map<string, Decoded[]>>();
+  const eventsOf = (by: Map<string, Map<string, Decoded[]>>, tx: string, pool: string) =>
+    by.get(tx)?.get(pool) ?? [];
   for (const d of decoded) {
     const by =
       d.event.eventName === 'Trade'
@@ -245,28 +250,34 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
           ? creditEvents
           : null;
     if (!by) continue;
-    const key = `${d.log.transactionHash}:${poolOf(d)}`;
-    const list = by.get(key);
+    let pools = by.get(d.log.transactionHash);
+    if (!pools) by.set(d.log.transactionHash, (pools = new Map()));
+    const list = pools.get(poolOf(d));
     if (list) list.push(d);
-    else by.set(key, [d]);
+    else pools.set(poolOf(d), [d]);
   }
-  for (const lists of [tradeEvents, creditEvents])
-    for (const list of lists.values()) list.sort((a, b) => logIndex(a) - logIndex(b));
+  for (const by of [tradeEvents, creditEvents])
+    for (const pools of by.values())
+      for (const list of pools.values()) list.sort((a, b) => a.index - b.index);
   /** The position of the first of `list` (in log order) after log index `after`. */
   const firstAfter = (list: Decoded[], after: number) => {
     let lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (logIndex(list[mid] as Decoded) > after) hi = mid;
+      if ((list[mid] as Decoded).index > after) hi = mid;
       else lo = mid + 1;
     }
     return lo;
   };
   const credits: Insertable<Tables['fee_credits']>[] = [];
-  const trades: { log: Log; row: Insertable<Tables['trades']> & { trader: string; timestamp: number } }[] =
-    [];
-  for (const { log, event } of swaps) {
+  /** Each credit's trade, by the credit's position in `credits` (its journal entry is the trade's). */
+  const creditTrades: number[] = [];
+  const trades: {
+    log: Log;
+    row: Insertable<Tables['trades']> & { trader: string; timestamp: number; block_number: number };
+  }[] = [];
+  for (const { log, index: swapIndex, event } of swaps) {
     const s = event.args as unknown as {
       id: Hex;
       amount0: bigint;
@@ -278,9 +289,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
     // The hook's Trade of the same swap: same transaction and pool (the PoolManager logs Swap before
     // the hook's afterSwap logs Trade); with several swaps of one pool in a transaction, the
     // nearest Trade after this Swap.
-    const swapIndex = logIndex({ log });
-    const key = `${log.transactionHash}:${s.id}`;
-    const poolTrades = tradeEvents.get(key) ?? [];
+    const poolTrades = eventsOf(tradeEvents, log.transactionHash, s.id);
     const at = firstAfter(poolTrades, swapIndex);
     const trade = poolTrades[at];
     const t = trade?.event.args as { referrer: Address; totalFeeAmount: bigint; comment: Hex } | undefined;
@@ -288,12 +297,11 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
       // The fee components credited for this swap: the hook's credits of this pool between the
       // previous Trade of the pool in the transaction and this one (buys credit before the swap,
       // sells after it; each swap ends with its Trade).
-      const tradeIndex = logIndex(trade);
-      const previous = at > 0 ? logIndex(poolTrades[at - 1] as Decoded) : -1;
-      const poolCredits = creditEvents.get(key) ?? [];
+      const previous = at > 0 ? (poolTrades[at - 1] as Decoded).index : -1;
+      const poolCredits = eventsOf(creditEvents, log.transactionHash, s.id);
       for (let i = firstAfter(poolCredits, previous); i < poolCredits.length; i++) {
         const c = poolCredits[i] as Decoded;
-        if (logIndex(c) >= tradeIndex) break;
+        if (c.index >= trade.index) break;
         const a = c.event.args as unknown as {
           componentId: Hex;
           recipient: Address;
@@ -308,6 +316,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
           currency: a.currency,
           amount: a.amount.toString(),
         });
+        creditTrades.push(trades.length);
       }
     }
     const tokenIs0 = tokenIsCurrency0(token.address, token.quote_address);
@@ -323,7 +332,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
       row: {
         chain_id: chainId,
         tx_hash: log.transactionHash,
-        log_index: hexNumber(log.logIndex),
+        log_index: swapIndex,
         block_number: hexNumber(log.blockNumber),
         block_hash: log.blockHash,
         timestamp: 0, // filled in with the block's time
@@ -342,7 +351,7 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
       } satisfies Insertable<Tables['trades']>,
     });
   }
-  return { trades, credits };
+  return { trades, credits, creditTrades };
 }
 
 /** What the node answered for a range (see `readRange`). */
@@ -934,14 +943,15 @@ export class ChainIndexer {
     // Decoded addresses come checksummed (decodeLog, as viem).
     const decode = (abi: Abi, list: Log[]): Decoded[] => {
       const out: Decoded[] = [];
+      // The event by its topic, so viem decodes against one item instead of searching the ABI.
+      const events = eventByTopic(abi);
       for (const log of list) {
         try {
-          // The event by its topic, so viem decodes against one item instead of searching the ABI.
-          const item = eventByTopic(abi).get(log.topics[0]);
+          const item = events.get(log.topics[0]);
           if (!item) throw new Error(`no event with topic ${log.topics[0]}`);
           const event = decodeLog(item, log);
           const strings = hasStrings(item) ? eventStrings(abi, event.eventName, log.data) : NO_STRINGS;
-          out.push({ log, event, strings });
+          out.push({ log, index: hexNumber(log.logIndex), event, strings });
         } catch (err) {
           skipped.push({
             ...position(log),
@@ -958,7 +968,7 @@ export class ChainIndexer {
     // time are filled in when they are in.
     const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
     const pools = await this.poolsOf(swaps, launches);
-    const { trades, credits } = tradeRows(this.chainId, decoded, swaps, pools);
+    const { trades, credits, creditTrades } = tradeRows(this.chainId, decoded, swaps, pools);
     const feeEvents = decoded
       .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
       .map(({ log, event }) => {
@@ -1187,7 +1197,7 @@ export class ChainIndexer {
         .where('number', '<', to - KEEP_BLOCKS)
         .execute();
       // The stream's journal: this range's events, in the same commit as their rows.
-      const journal = journalOf(launches, trades, credits, decoded, tokenEvents);
+      const journal = journalOf(launches, trades, credits, creditTrades, decoded, tokenEvents);
       if ((await appendEvents(this.database, trx, this.chainId, journal)) > 0)
         await notifyInTransaction(this.database, trx, this.chainId);
       await trx
@@ -1222,8 +1232,9 @@ const METADATA_EVENTS = new Set([
 /** The journal entries of a range: its launches, trades, fee credits, announcements and metadata changes. */
 function journalOf(
   launches: Decoded[],
-  trades: { log: Log; row: { token: string; log_index: number; tx_hash: string } }[],
-  credits: { tx_hash: string; log_index: number; swap_log_index: number }[],
+  trades: { row: Omit<JournalEntry, 'type'> }[],
+  credits: { log_index: number }[],
+  creditTrades: number[],
   decoded: Decoded[],
   tokenEvents: Decoded[],
 ): JournalEntry[] {
@@ -1233,22 +1244,25 @@ function journalOf(
     tx_hash: log.transactionHash,
     log_index: hexNumber(log.logIndex),
   });
-  // A fee credit belongs to its swap's trade: its token, its block hash.
-  const tradeOf = new Map(trades.map((t) => [`${t.row.tx_hash}:${t.row.log_index}`, t]));
+  const entry = (type: JournalEntry['type'], row: Omit<JournalEntry, 'type'>, logIndex = row.log_index) => ({
+    type,
+    block_number: row.block_number,
+    block_hash: row.block_hash,
+    tx_hash: row.tx_hash,
+    log_index: logIndex,
+    token: row.token,
+  });
   return [
     ...launches.map(({ log, event }) => ({
       type: 'launch' as const,
       ...at(log),
       token: (event.args as unknown as { token: string }).token,
     })),
-    ...trades.map(({ log, row }) => ({ type: 'trade' as const, ...at(log), token: row.token })),
-    ...credits.flatMap((c) => {
-      const trade = tradeOf.get(`${c.tx_hash}:${c.swap_log_index}`);
-      if (!trade) return [];
-      return [
-        { type: 'fee_credit' as const, ...at(trade.log), log_index: c.log_index, token: trade.row.token },
-      ];
-    }),
+    ...trades.map(({ row }) => entry('trade', row)),
+    // A fee credit belongs to its swap's trade: its token, its block hash.
+    ...credits.map((c, i) =>
+      entry('fee_credit', (trades[creditTrades[i] as number] as (typeof trades)[number]).row, c.log_index),
+    ),
     ...decoded
       .filter((d) => d.event.eventName === 'AnnouncementPosted')
       .map(({ log, event }) => ({
