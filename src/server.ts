@@ -27,7 +27,7 @@ import { limitsFor } from './http/limits/plans.ts';
 import { pageSize, UNITS, weigh } from './http/limits/units.ts';
 import { ApiError } from './errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './http/problems.ts';
-import { compileValidator, checkInput, validationProblem } from './http/validation.ts';
+import { compileValidator, checkInput, validationProblem } from './inputRules.ts';
 import { type Operation, ROUTES, type RouteConfig } from './http/catalog.ts';
 import { registerConfigRoutes } from './routes/config.ts';
 import { registerIpfsRoutes } from './routes/ipfs.ts';

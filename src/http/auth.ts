@@ -8,7 +8,7 @@ import {
   secretMatches,
 } from '../store/apiKeys.ts';
 import { ApiError } from '../errors.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../store/scopes.ts';
 
 /** Spec: valid authorization data is cached at most 5 s, an unknown key id at most 2 s. */
 export const POSITIVE_TTL_MS = 5000;

@@ -1,6 +1,6 @@
 // Every route of the spec (and the routes REFERENCE.md proposes), with the scope it needs: the one place
 // that says which key scope an operation takes. Routes without a module yet answer not_found after auth.
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../store/scopes.ts';
 
 export interface RouteEntry {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

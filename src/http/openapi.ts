@@ -6,7 +6,7 @@ import { ISSUE_CODES, ISSUE_SEVERITIES, SIMULATION_STATUSES, STEP_KINDS } from '
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from './catalog.ts';
-import { SCOPES } from './scopes.ts';
+import { SCOPES } from '../store/scopes.ts';
 import { CEILINGS, CONCURRENCY, KEY_LOOKUP_CEILING } from './limits/ceilings.ts';
 import { RATE_HEADERS } from './limits/limits.ts';
 import { PLAN_LIMITS } from './limits/plans.ts';

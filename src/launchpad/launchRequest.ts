@@ -3,7 +3,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { zeroAddress } from 'viem';
 import { ApiError } from '../errors.ts';
-import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
+import { Address, ChainIdSchema, StringEnum, Uint } from '../inputRules.ts';
 
 const PERCENT = Type.String({ pattern: '^(0|[1-9][0-9]{0,7}|100000000)$', maxLength: 9 });
 

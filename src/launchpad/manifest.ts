@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { getAddress } from 'viem';
-import { ADDRESS_PATTERN, StringEnum } from '../http/validation.ts';
+import { ADDRESS_PATTERN, StringEnum } from '../inputRules.ts';
 import { CHAIN_IDS } from './chains.ts';
 
 const Address = Type.String({ pattern: ADDRESS_PATTERN });

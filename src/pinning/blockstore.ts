@@ -4,14 +4,9 @@
 import { BaseBlockstore } from 'blockstore-core';
 import type { InputPair } from 'interface-blockstore';
 import { NotFoundError } from 'interface-store';
-import { base32 } from 'multiformats/bases/base32';
 import type { CID } from 'multiformats/cid';
+import { blockKey } from '../store/blockKeys.ts';
 import type { Database } from '../store/db.ts';
-
-/** The row key of a block: its multihash in base32. */
-export function blockKey(cid: CID): string {
-  return base32.encode(cid.multihash.bytes);
-}
 
 async function concat(value: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>) {
   if (value instanceof Uint8Array) return Buffer.from(value);

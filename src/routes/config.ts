@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope, envelopeJson, JSON_CONTENT_TYPE } from '../http/envelope.ts';
-import { ChainIdSchema, StringEnum } from '../http/validation.ts';
+import { ChainIdSchema, StringEnum } from '../inputRules.ts';
 import { CHAIN_IDS } from '../launchpad/chains.ts';
 import {
   CONFIG_SECTIONS,

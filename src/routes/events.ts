@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getAddress } from 'viem';
 import { publicOrigin } from '../http/envelope.ts';
-import { Address, ChainIdSchema } from '../http/validation.ts';
+import { Address, ChainIdSchema } from '../inputRules.ts';
 import { EVENT_TYPES, type EventType } from '../indexer/journal.ts';
 import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
 import type { EventFeed, EventFilter } from '../operations/eventFeed.ts';

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ChainMonitor } from '../chain/monitor.ts';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope, envelopeJson, JSON_CONTENT_TYPE } from '../http/envelope.ts';
-import { StringEnum } from '../http/validation.ts';
+import { StringEnum } from '../inputRules.ts';
 import type { Limiter } from '../http/limits/limits.ts';
 import type { DeploymentCheck } from '../operations/checkDeployment.ts';
 import { Health, type HealthChecks } from '../operations/getHealth.ts';

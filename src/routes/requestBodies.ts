@@ -1,7 +1,7 @@
 // Request bodies the spec defines completely. Routes validate against them whether or not their
 // operation is served yet, so the contract (unknown fields, formats, limits) holds from the first version.
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Address, ChainIdSchema, StringEnum, Uint } from '../http/validation.ts';
+import { Address, ChainIdSchema, StringEnum, Uint } from '../inputRules.ts';
 import { LaunchPrepareBody } from '../launchpad/launchRequest.ts';
 import { EVENT_TYPES } from '../indexer/journal.ts';
 import type { Operation } from '../http/catalog.ts';

@@ -5,13 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Address, getAddress } from 'viem';
 import { envelope, indexedPage, indexedPageJson, JSON_CONTENT_TYPE, publicOrigin } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
-import {
-  Address as AddressSchema,
-  ChainIdSchema,
-  PageCursor,
-  PageLimit,
-  StringEnum,
-} from '../http/validation.ts';
+import { Address as AddressSchema, ChainIdSchema, PageCursor, PageLimit, StringEnum } from '../inputRules.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import {
   getHolders,

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Hex } from 'viem';
 import type { Clock } from '../clock.ts';
 import { Envelope, envelope } from '../http/envelope.ts';
-import { ChainIdSchema } from '../http/validation.ts';
+import { ChainIdSchema } from '../inputRules.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import { getTransactionStatus, type TransactionStatusDeps } from '../operations/getTransactionStatus.ts';
 import { routeBase } from '../http/catalog.ts';

@@ -5,7 +5,7 @@ import { getAddress } from 'viem';
 import type { Clock } from '../clock.ts';
 import { envelope, indexedPage } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
-import { Address as AddressSchema, ChainIdSchema, PageCursor, PageLimit } from '../http/validation.ts';
+import { Address as AddressSchema, ChainIdSchema, PageCursor, PageLimit } from '../inputRules.ts';
 import type { ChainId } from '../launchpad/chains.ts';
 import {
   getWalletSummary,

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { envelope } from '../http/envelope.ts';
 import { pageSize } from '../http/limits/units.ts';
 import { limitsFor } from '../http/limits/plans.ts';
-import { PageCursor, PageLimit } from '../http/validation.ts';
+import { PageCursor, PageLimit } from '../inputRules.ts';
 import {
   createWebhook,
   deleteWebhook,

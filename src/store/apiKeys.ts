@@ -1,6 +1,6 @@
 // API keys: `<prefix>launch_<8 hex key id>_<secret>`. Only the key id and a SHA-256 of the secret are stored.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isAdminScope, isScope, READ_SCOPES, SCOPES, type Scope } from '../http/scopes.ts';
+import { isAdminScope, isScope, READ_SCOPES, SCOPES, type Scope } from './scopes.ts';
 import type { ApiKeyTable, Database } from './db.ts';
 
 export const PLANS = ['playground', 'developer', 'builder', 'partner'] as const;

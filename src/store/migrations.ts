@@ -1,7 +1,7 @@
 // Schema migrations, in code, applied in order at start (kysely's Migrator keeps the record and the lock).
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import { CID } from 'multiformats/cid';
-import { blockKey } from '../pinning/blockstore.ts';
+import { blockKey } from './blockKeys.ts';
 
 // Migrations run against whatever schema exists at their point in history, so they take an untyped db.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above

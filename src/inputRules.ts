@@ -5,8 +5,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import { isAddress } from 'viem';
-import { CHAIN_IDS, type ChainId } from '../launchpad/chains.ts';
-import { ApiError, type ErrorCode, type InvalidParameter } from '../errors.ts';
+import { CHAIN_IDS, type ChainId } from './launchpad/chains.ts';
+import { ApiError, type ErrorCode, type InvalidParameter } from './errors.ts';
 
 /** Annotation keyword: the problem code for a value outside the schema's enum (e.g. unsupported_chain). */
 const INVALID_CODE = 'x-lp-invalid-code';
