@@ -210,20 +210,21 @@ export function validationProblem(errors: ErrorObject[], part: string | undefine
       invalid_parameters: unknown.slice(0, MAX_LISTED),
     });
   }
-  if (invalid.length > 0) {
-    return new ApiError(
-      'invalid_parameter',
-      listed(
-        invalid.map((i) => i.detail),
-        '; ',
-      ),
-      {
-        invalid_parameters: invalid.slice(0, MAX_LISTED),
-      },
-    );
-  }
+  if (invalid.length > 0) return invalidParameters(invalid);
   if (special) return new ApiError(special, specialDetail);
   return new ApiError('invalid_request', 'The request is invalid');
+}
+
+/** The `invalid_parameter` problem of `items`: their details joined, at most MAX_LISTED of them listed. */
+function invalidParameters(items: InvalidParameter[]): ApiError {
+  return new ApiError(
+    'invalid_parameter',
+    listed(
+      items.map((i) => i.detail),
+      '; ',
+    ),
+    { invalid_parameters: items.slice(0, MAX_LISTED) },
+  );
 }
 
 /** At most MAX_LISTED items, joined, with how many more there were. */
@@ -250,17 +251,7 @@ export function checkInput(body: unknown, query: unknown): void {
   walkInput(state, body, '', '', 0);
   walkInput(state, query, '', '', 0);
   const bad = state.bad;
-  if (bad.length > 0)
-    throw new ApiError(
-      'invalid_parameter',
-      listed(
-        bad.map((b) => b.detail),
-        '; ',
-      ),
-      {
-        invalid_parameters: bad.slice(0, MAX_LISTED),
-      },
-    );
+  if (bad.length > 0) throw invalidParameters(bad);
 }
 
 interface WalkState {
