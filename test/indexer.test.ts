@@ -43,6 +43,8 @@ import {
 import { expectDocumented } from './support/documented.ts';
 import { call, expectProblem, freshPostgres } from './support/gateway.ts';
 import { openDatabase } from '../src/store/db.ts';
+import { listFeePositions } from '../src/operations/walletQueries.ts';
+import { Cursors } from '../src/cursor.ts';
 import { loadSettings } from '../src/settings.ts';
 import { SORTABLE_ZERO } from '../src/store/amounts.ts';
 
@@ -936,6 +938,14 @@ describe('several indexers on one PostgreSQL database', () => {
         onError: (err) => errors.push(err),
       });
     const [a, b] = [start(), start()];
+    /** Waits until the index reached `head`. */
+    const indexedTo = async (head: bigint) => {
+      for (let i = 0; i < 500; i++) {
+        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
+        if (row && BigInt(row.indexed_through) >= head) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
     try {
       const launched = await base.launch(base.account(2), { name: 'Twice Indexed', symbol: 'TWICE' });
       const key = launchPoolKey(launched.token, zeroAddress, 200, base.current.hook);
@@ -945,11 +955,7 @@ describe('several indexers on one PostgreSQL database', () => {
       for (const i of [3, 4, 3, 3, 3, 3]) await base.swap(base.account(i), key, zeroAddress, 10n ** 15n);
       await base.client.request({ method: 'anvil_mine', params: ['0x2'] } as never);
       const head = await base.client.getBlockNumber({ cacheTime: 0 });
-      for (let i = 0; i < 500; i++) {
-        const row = await database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
-        if (row && BigInt(row.indexed_through) >= head) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await indexedTo(head);
       const rows = await database.db
         .selectFrom('tokens')
         .select('address')
@@ -996,6 +1002,40 @@ describe('several indexers on one PostgreSQL database', () => {
       }
       expect(market.some((m) => Number(m.trending_score) > 0)).toBe(true);
       expect(capped).toBe(true);
+
+      // A position claimed twice: its claims are summed by the database, and match the chain's events.
+      const creator = base.account(2);
+      const escrow = base.current.fee_escrow;
+      await base.call(base.account(5), escrow, FeeEscrowAbi as Abi, 'claimFor', [creator, zeroAddress]);
+      await base.swap(base.account(4), key, zeroAddress, 10n ** 15n);
+      await base.call(base.account(5), escrow, FeeEscrowAbi as Abi, 'claimFor', [creator, zeroAddress]);
+      await base.client.request({ method: 'anvil_mine', params: ['0x2'] } as never);
+      await indexedTo(await base.client.getBlockNumber({ cacheTime: 0 }));
+      const claims = await base.client.getContractEvents({
+        address: escrow,
+        abi: FeeEscrowAbi as Abi,
+        eventName: 'Claimed',
+        args: { recipient: creator, currency: zeroAddress },
+        fromBlock: 0n,
+      });
+      expect(claims.length).toBeGreaterThanOrEqual(2);
+      const claimed = claims.reduce((sum, e) => sum + (e.args as { amount: bigint }).amount, 0n);
+      const page = await listFeePositions(
+        {
+          database,
+          chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
+          deployments: Deployments.load(env.gw.settings.manifestsDir),
+          cursors: new Cursors(Buffer.alloc(32, 7)),
+        },
+        { recipient: creator, chainId: 8453, limit: 25 },
+      );
+      expect(page.items).toContainEqual(
+        expect.objectContaining({
+          fee_escrow: escrow,
+          currency: zeroAddress,
+          claimed_raw: claimed.toString(),
+        }),
+      );
     } finally {
       await a.stop();
       await b.stop();
