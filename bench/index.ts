@@ -181,7 +181,40 @@ type Latency = {
   perS?: number;
   paused?: number;
   stalledMs?: number;
+  /** The machine's longest stall during the run (bench/machineProbe.ts), when one was over STALL_MS. */
+  machineMs?: number;
 };
+
+/**
+ * The machine's own stalls (bench/machineProbe.ts): when each ended (epoch ms) and how long it was,
+ * from a thread at real-time priority where this process may start one (root, chrt).
+ */
+const machineStalls: { at: number; ms: number }[] = [];
+/** Starts the machine's probe; says at which priority it runs. */
+async function startMachineProbe(stops: (() => Promise<unknown>)[]): Promise<string> {
+  const realtime = process.getuid?.() === 0 && existsSync('/usr/bin/chrt');
+  const node = [process.execPath, 'bin/run-ts.js', 'bench/machineProbe.ts'];
+  const [command, ...args] = realtime ? ['/usr/bin/chrt', '-f', '1', ...node] : node;
+  const child = spawnInOwnSession(command as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  stops.push(async () => void child.kill('SIGTERM'));
+  let partial = '';
+  await new Promise<void>((ready, failed) => {
+    child.once('exit', () => failed(new Error('the machine probe ended')));
+    child.stdout?.on('data', (d) => {
+      const lines = (partial + String(d)).split('\n');
+      partial = lines.pop() as string;
+      for (const line of lines) {
+        if (line === 'ready') ready();
+        const m = /^stall (\d+) ([\d.]+)$/.exec(line);
+        if (m) machineStalls.push({ at: Number(m[1]), ms: Number(m[2]) });
+      }
+    });
+  });
+  return realtime ? 'real-time priority (SCHED_FIFO 1)' : 'default priority (not root)';
+}
+/** The longest machine stall that ended between `from` and `to` (epoch ms), 0 when none. */
+const machineStallIn = (from: number, to: number) =>
+  Math.max(0, ...machineStalls.filter((s) => s.at >= from && s.at <= to).map((s) => s.ms));
 
 /**
  * The ingest loop's resets between its passes (bench/ingestLoop.ts: it deletes and vacuums the 1.6M rows
@@ -221,6 +254,7 @@ async function readLoad(
     seconds: until ? 0 : SECONDS * paths.length,
     rate,
   };
+  const from = Date.now();
   const child = spawnInOwnSession(
     process.execPath,
     ['bin/run-ts.js', 'bench/readClients.ts', JSON.stringify(options)],
@@ -251,7 +285,8 @@ async function readLoad(
   // exits, when it handles them no more).
   const [, figures] = out.trim().split('\n');
   if (!figures) throw new Error(`the read clients failed (${failure}) on ${paths.join(', ')}`);
-  return JSON.parse(figures) as Latency[];
+  const machineMs = machineStallIn(from, Date.now());
+  return (JSON.parse(figures) as Latency[]).map((l) => ({ ...l, machineMs }));
 }
 
 /**
@@ -436,6 +471,7 @@ export async function benchIndex() {
 
     // The same reads before the ingest starts (each request reads, same load): what they cost with the
     // cores to themselves, beside the figures while ingesting, which the targets judge.
+    const probe = await startMachineProbe(stops);
     const only = new RegExp(process.env.BENCH_INDEX_ONLY ?? '');
     const chosen = Object.entries(reads).filter(([l]) => only.test(l));
     const pool = new pg.Pool({ connectionString: cluster.url, max: CLIENTS });
@@ -585,6 +621,14 @@ export async function benchIndex() {
     const theirs = runs.filter(([, r]) => r.p99 > 10 && (r.stalledMs ?? 0) >= r.p99);
     console.log(
       `\n(The read clients' own event loop was held up more than 10 ms in ${runs.filter(([, r]) => (r.stalledMs ?? 0) > 10).length} of ${runs.length} runs, at most ${ms(Math.max(0, ...runs.map(([, r]) => r.stalledMs ?? 0)), 0)} ms. Runs whose p99 is over 10 ms and within such a stall: ${theirs.length ? theirs.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.stalledMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
+    );
+    // The machine's own stalls meanwhile: what no process of the bench, the gateway's least, decides.
+    const stalled = (list: Latency[]) => list.filter((r) => (r.machineMs ?? 0) > 10);
+    const worst = (list: Latency[]) => ms(Math.max(0, ...list.map((r) => r.machineMs ?? 0)), 0);
+    const beforeRuns = Object.values(before);
+    const overWithStall = runs.filter(([, r]) => r.p99 > 10 && (r.machineMs ?? 0) > 10);
+    console.log(
+      `\n(The machine itself: a thread that only sleeps 1 ms at a time, at ${probe} (bench/machineProbe.ts), woke more than 10 ms late in ${stalled(runs.map(([, r]) => r)).length} of these ${runs.length} runs, at most ${worst(runs.map(([, r]) => r))} ms; in ${stalled(beforeRuns).length} of the ${beforeRuns.length} runs before the ingest, at most ${worst(beforeRuns)} ms. Runs whose p99 is over 10 ms with such a stall: ${overWithStall.length ? overWithStall.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.machineMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
     );
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];
