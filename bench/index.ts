@@ -630,10 +630,11 @@ export async function benchIndex() {
     // The machine's own stalls meanwhile: what no process of the bench, the gateway's least, decides.
     const stalled = (list: Latency[]) => list.filter((r) => (r.machineMs ?? 0) > 10);
     const worst = (list: Latency[]) => ms(Math.max(0, ...list.map((r) => r.machineMs ?? 0)), 0);
+    const judged = runs.map(([, r]) => r);
     const beforeRuns = Object.values(before);
     const overWithStall = runs.filter(([, r]) => r.p99 > 10 && (r.machineMs ?? 0) > 10);
     console.log(
-      `\n(The machine itself: a thread that only sleeps 1 ms at a time, at ${probe} (bench/machineProbe.ts), woke more than 10 ms late in ${stalled(runs.map(([, r]) => r)).length} of these ${runs.length} runs, at most ${worst(runs.map(([, r]) => r))} ms; in ${stalled(beforeRuns).length} of the ${beforeRuns.length} runs before the ingest, at most ${worst(beforeRuns)} ms. Runs whose p99 is over 10 ms with such a stall: ${overWithStall.length ? overWithStall.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.machineMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
+      `\n(The machine itself: a thread that only sleeps 1 ms at a time, at ${probe} (bench/machineProbe.ts), woke more than 10 ms late in ${stalled(judged).length} of these ${runs.length} runs, at most ${worst(judged)} ms; in ${stalled(beforeRuns).length} of the ${beforeRuns.length} runs before the ingest, at most ${worst(beforeRuns)} ms. Runs whose p99 is over 10 ms with such a stall: ${overWithStall.length ? overWithStall.map(([l, r]) => `${l} (p99 ${ms(r.p99, 1)} ms, stall ${ms(r.machineMs ?? null, 0)} ms)`).join(', ') : 'none'}.)`,
     );
     const readsDone = (performance.now() - readsFrom) / 1000;
     const counted = [...Object.values(results), ...Object.values(sharedResults), ...deepResults];

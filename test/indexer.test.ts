@@ -927,11 +927,13 @@ describe('several indexers on one PostgreSQL database', () => {
     const url = await freshPostgres(inject('postgresUrl'));
     const database = await openDatabase(loadSettings({ DATABASE_URL: url, LAUNCHPAD_DATA_DIR: env.dataDir }));
     const errors: unknown[] = [];
+    const chains = new ChainClients({ 8453: [base.chain.rpc_url] }, 5000);
+    const deployments = Deployments.load(env.gw.settings.manifestsDir);
     const start = () =>
       startIndexer({
         database,
-        chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
-        deployments: Deployments.load(env.gw.settings.manifestsDir),
+        chains,
+        deployments,
         chainIds: [8453],
         pollMs: 20,
         marketRefreshMs: 100,
@@ -1021,12 +1023,7 @@ describe('several indexers on one PostgreSQL database', () => {
       expect(claims.length).toBeGreaterThanOrEqual(2);
       const claimed = claims.reduce((sum, e) => sum + (e.args as { amount: bigint }).amount, 0n);
       const page = await listFeePositions(
-        {
-          database,
-          chains: new ChainClients({ 8453: [base.chain.rpc_url] }, 5000),
-          deployments: Deployments.load(env.gw.settings.manifestsDir),
-          cursors: new Cursors(Buffer.alloc(32, 7)),
-        },
+        { database, chains, deployments, cursors: new Cursors(Buffer.alloc(32, 7)) },
         { recipient: creator, chainId: 8453, limit: 25 },
       );
       expect(page.items).toContainEqual(
