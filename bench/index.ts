@@ -148,19 +148,25 @@ function autogroupNice(pid: number | 'self', nice: number): boolean {
 /** The bench gateways' METRICS_TOKEN. */
 const GC_METRICS_TOKEN = 'bench-index-metrics';
 
-/** A gateway's garbage collections so far, by kind (minor, major, incremental): count and seconds. */
-async function collections(origin: string): Promise<Map<string, { count: number; sum: number }>> {
+/**
+ * A gateway's figures so far, from its /metrics: garbage collections by kind (minor, major,
+ * incremental), count and seconds; and the connections it opened to PostgreSQL.
+ */
+async function gatewayCounts(
+  origin: string,
+): Promise<{ gc: Map<string, { count: number; sum: number }>; connections: number }> {
   const res = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${GC_METRICS_TOKEN}` } });
   const text = await res.text();
-  const found = new Map<string, { count: number; sum: number }>();
+  const gc = new Map<string, { count: number; sum: number }>();
   for (const m of text.matchAll(
     /^launchpad_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)$/gm,
   )) {
-    const kind = found.get(m[2] as string) ?? { count: 0, sum: 0 };
+    const kind = gc.get(m[2] as string) ?? { count: 0, sum: 0 };
     kind[m[1] as 'sum' | 'count'] = Number(m[3]);
-    found.set(m[2] as string, kind);
+    gc.set(m[2] as string, kind);
   }
-  return found;
+  const connections = Number(/^launchpad_db_connections_opened_total (\S+)$/m.exec(text)?.[1] ?? 0);
+  return { gc, connections };
 }
 
 /** A figure in ms, or – when there is none (no answer counted). */
@@ -557,8 +563,8 @@ export async function benchIndex() {
     const results: Record<string, Latency> = {};
     const sharedResults: Record<string, Latency> = {};
     const gcFrom = [
-      ['each request reads', reading, await collections(reading.url)],
-      ['shared pages', shared, await collections(shared.url)],
+      ['each request reads', reading, await gatewayCounts(reading.url)],
+      ['shared pages', shared, await gatewayCounts(shared.url)],
     ] as const;
     // The reads the targets judge, at the fixed load, first; the throughput runs (clients as fast as
     // answers come, past what the cores serve: nothing else runs then, the ingest least of all) after
@@ -575,7 +581,7 @@ export async function benchIndex() {
       ];
       deepRuns.push([label, first, thousandth]);
     }
-    const gcTo = await Promise.all(gcFrom.map(([, server]) => collections(server.url)));
+    const gcTo = await Promise.all(gcFrom.map(([, server]) => gatewayCounts(server.url)));
     const pacedDone = performance.now();
     const throughput: Record<string, Latency> = {};
     for (const [label, url] of chosen)
@@ -607,14 +613,16 @@ export async function benchIndex() {
     // A collection stops a gateway's every request in flight: their count and mean pause while the reads
     // at the fixed load ran (from /metrics, as an operator sees them).
     gcFrom.forEach(([name, , from], i) => {
-      const to = gcTo[i] as Awaited<ReturnType<typeof collections>>;
+      const to = gcTo[i] as Awaited<ReturnType<typeof gatewayCounts>>;
       const of = (kind: string) => {
-        const n = (to.get(kind)?.count ?? 0) - (from.get(kind)?.count ?? 0);
-        const s = (to.get(kind)?.sum ?? 0) - (from.get(kind)?.sum ?? 0);
+        const n = (to.gc.get(kind)?.count ?? 0) - (from.gc.get(kind)?.count ?? 0);
+        const s = (to.gc.get(kind)?.sum ?? 0) - (from.gc.get(kind)?.sum ?? 0);
         return `${n} ${kind}, mean ${n ? ms((s * 1000) / n) : '–'} ms`;
       };
+      // (A connection opened meanwhile cost the request that waited for it a server process, a login and
+      // cold caches: src/store/db.ts.)
       console.log(
-        `\n(The gateway's garbage collection over the reads at the fixed load above, ${name}: ${['minor', 'major', 'incremental'].map(of).join('; ')}.)`,
+        `\n(The gateway's garbage collection over the reads at the fixed load above, ${name}: ${['minor', 'major', 'incremental'].map(of).join('; ')}. Connections it opened to PostgreSQL meanwhile: ${to.connections - from.connections}, ${to.connections} since it started.)`,
       );
     });
     // The measuring side's own stalls: a p99 over the target within one of the clients' own stalls may

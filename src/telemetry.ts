@@ -1,4 +1,5 @@
-// What the engine reports as it works (RPC calls, limiter decisions, replays, failed simulations), for
+// What the engine reports as it works (RPC calls, limiter decisions, replays, failed simulations, database
+// connections opened), for
 // metrics. The layers call these functions; by default they do nothing, and a server that serves
 // /metrics installs a sink (src/http/metrics.ts). One sink per process, as metrics are.
 export interface TelemetrySink {
@@ -16,6 +17,8 @@ export interface TelemetrySink {
   webhookDelivery(outcome: string): void;
   /** A pin (launch image or metadata document): `ok` or `error`, and how long it took. */
   pin(outcome: 'ok' | 'error', seconds: number): void;
+  /** A connection to PostgreSQL opened (each costs the server a process and cold caches). */
+  databaseConnected(): void;
 }
 
 const none: TelemetrySink = {
@@ -28,6 +31,7 @@ const none: TelemetrySink = {
   streamEnded() {},
   webhookDelivery() {},
   pin() {},
+  databaseConnected() {},
 };
 let sink: TelemetrySink = none;
 
@@ -46,4 +50,5 @@ export const telemetry: TelemetrySink = {
   streamEnded: (...a) => sink.streamEnded(...a),
   webhookDelivery: (...a) => sink.webhookDelivery(...a),
   pin: (...a) => sink.pin(...a),
+  databaseConnected: () => sink.databaseConnected(),
 };

@@ -759,6 +759,7 @@ describe('indexed reads', () => {
     await base.call(base.account(4), escrow, FeeEscrowAbi as Abi, 'claimFor', [creator, zeroAddress]);
     await base.client.request({ method: 'anvil_mine', params: ['0x1'] } as never);
     await indexed();
+    // (Read again: what the page's one position owes now, read beside the index's read.)
     const after = await get(`/v1/wallets/${creator}/fee-claims?chain_id=8453`);
     expect(after.json.data[0]).toMatchObject({ claimable_raw: '0', claimed_raw: owed.toString() });
     expect((await get(`/v1/wallets/${base.account(7)}/fee-claims?chain_id=8453`)).json.data).toEqual([]);
@@ -774,6 +775,23 @@ describe('indexed reads', () => {
       10n ** 6n,
     );
     await indexed();
+    // The page read before listed one position: the new one is read with it, both at one block.
+    const both = await get(`/v1/wallets/${creator}/fee-claims?chain_id=8453`);
+    const at = BigInt(both.json.meta.as_of_block);
+    const listed = both.json.data as { fee_escrow: Address; currency: Address; claimable_raw: string }[];
+    expect(listed.map((p) => p.currency).sort()).toEqual([zeroAddress, usdc].sort());
+    for (const p of listed) {
+      const args = [creator, p.currency];
+      const owedThen = await base.client.readContract({
+        address: p.fee_escrow,
+        abi: FeeEscrowAbi as Abi,
+        functionName: 'owed',
+        args,
+        blockNumber: at,
+      } as never);
+      expect(p.claimable_raw).toBe(String(owedThen));
+    }
+    expect(listed.find((p) => p.currency === usdc)?.claimable_raw).not.toBe('0');
     const path = `/v1/wallets/${creator}/fee-claims?chain_id=8453&limit=1`;
     const first = await get(path);
     expect(first.json.data).toHaveLength(1);

@@ -74,6 +74,7 @@ describe('GET /metrics', () => {
       'launchpad_event_streams',
       'launchpad_events_sent_total',
       'launchpad_event_streams_ended_total',
+      'launchpad_db_connections_opened_total',
     ])
       expect(text).toContain(`# HELP ${name} `);
     expect(text).not.toContain('sekret-metrics');

@@ -1,7 +1,7 @@
 // Reads on PostgreSQL go as named prepared statements (store/db.ts), one per text and connection;
 // DATABASE_PREPARED=off (a transaction-mode pooler that does not keep them) sends none; a prepared
 // `select *` whose table changed under it (another replica's migration) runs again unnamed. Every
-// connection runs without JIT.
+// connection runs without JIT, and is kept once open.
 import { sql } from 'kysely';
 import { describe, expect, inject, it } from 'vitest';
 import { appendEvents } from '../src/indexer/journal.ts';
@@ -38,6 +38,31 @@ describe('reads on PostgreSQL', () => {
       }
     }
   });
+
+  it('keep their connections once open: a burst after a quiet spell meets the ones the last burst opened', async () => {
+    const database = await open('on');
+    try {
+      /** The server process of each of five reads made at once (each on a connection of its own). */
+      const burst = async () =>
+        new Set(
+          await Promise.all(
+            [1, 2, 3, 4, 5].map(async () => {
+              const { rows } = await sql<{
+                pid: number;
+              }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(database.db);
+              return rows[0]?.pid;
+            }),
+          ),
+        );
+      const first = await burst();
+      expect(first.size).toBe(5);
+      // Past node-postgres's default idle timeout (10 s), which closed them.
+      await new Promise((r) => setTimeout(r, 11_000));
+      expect([...(await burst())].sort()).toEqual([...first].sort());
+    } finally {
+      await database.close();
+    }
+  }, 30_000);
 
   it('run without JIT on every connection', async () => {
     const database = await open('on');

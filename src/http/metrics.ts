@@ -1,8 +1,8 @@
 // Prometheus metrics (prom-client) at /metrics: requests by route and status with latency, RPC calls by
 // chain and method with latency and errors, limiter admissions and refusals by policy, idempotent
 // replays, indexer head lag per chain, failed simulations, event streams open, events sent and streams
-// ended by the gateway, webhook deliveries and backlog, IPFS pins. Off unless METRICS_TOKEN is set; then the
-// scrape needs `Authorization: Bearer <METRICS_TOKEN>`.
+// ended by the gateway, webhook deliveries and backlog, IPFS pins, PostgreSQL connections opened. Off
+// unless METRICS_TOKEN is set; then the scrape needs `Authorization: Bearer <METRICS_TOKEN>`.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -73,6 +73,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly databaseConnections = new Counter({
+    name: 'launchpad_db_connections_opened_total',
+    help: 'Connections this process opened to PostgreSQL (kept once open: more than the pool size means reconnects)',
+    registers: [this.registry],
+  });
+
   readonly pins = new Histogram({
     name: 'launchpad_ipfs_pin_duration_seconds',
     help: 'Pins of launch images and metadata documents (this node, and the pinning service when set), by outcome',
@@ -129,6 +135,7 @@ export class Metrics {
       streamEnded: (reason) => this.streamsEnded.inc({ reason }),
       webhookDelivery: (outcome) => this.webhookDeliveries.inc({ outcome }),
       pin: (outcome, seconds) => this.pins.observe({ outcome }, seconds),
+      databaseConnected: () => this.databaseConnections.inc(),
     });
   }
 

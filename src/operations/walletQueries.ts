@@ -71,6 +71,9 @@ export async function listFeePositions(
     )
     select pos.escrow, pos.currency, c.amount from pos ${claims}
     where pos.escrow is not null`.execute(deps.database.db);
+  // What the page's positions owe is read live, beside the index's read when the page was read before.
+  const listedKey = `${chainId}:${recipient}:${after ?? ''}`;
+  const guessed = guessOwed(deps, chainId, recipient, listedKey);
   const [{ rows: found }, through] = await Promise.all([rows, indexedThrough(deps.database, [chainId])]);
   const positions = new Map<string, { escrow: Address; currency: Address; claimed: bigint }>();
   for (const e of found) {
@@ -91,37 +94,98 @@ export async function listFeePositions(
   const last = list.at(-1);
   const next = sorted.length > limit && last ? deps.cursors.encode(scope, [last.at]) : null;
   const manifest = deps.deployments.get(chainId);
-  const data =
+  const live =
     list.length === 0
-      ? { items: [], block: null }
-      : await withSnapshot(deps.chains, chainId, async (snapshot) => {
-          const owed = await snapshot.readAll(
-            list.map((p) => ({
-              address: p.escrow,
-              abi: FeeEscrowAbi as Abi,
-              functionName: 'owed',
-              args: [recipient, p.currency],
-            })),
-          );
-          const items = list.map((p, i) => {
-            const suite = manifest?.suites.find((s) => getAddress(s.contracts.fee_escrow) === p.escrow);
-            const quote = manifest?.quotes.find((q) => getAddress(q.address) === p.currency);
-            const native = CHAINS[chainId].native_currency;
-            return {
-              chain_id: chainId,
-              suite_id: suite?.id ?? null,
-              fee_escrow: p.escrow,
-              recipient,
-              currency: p.currency,
-              symbol: p.currency === zeroAddress ? native.symbol : (quote?.symbol ?? null),
-              decimals: p.currency === zeroAddress ? native.decimals : (quote?.decimals ?? null),
-              claimable_raw: (owed[i] as bigint).toString(),
-              claimed_raw: p.claimed.toString(),
-            };
-          });
-          return { items, block: snapshot.blockNumber.toString() };
-        });
-  return { items: data.items, next, asOfBlock: data.block, indexedThrough: through };
+      ? { owed: [], block: null }
+      : ((await guessed?.then((g) => g.owedOf(list))) ??
+        (await withSnapshot(deps.chains, chainId, async (snapshot) => ({
+          owed: (await snapshot.readAll(owedReads(recipient, list))) as bigint[],
+          block: snapshot.blockNumber.toString(),
+        }))));
+  if (list.length > 0) remember(deps.chains, listedKey, list);
+  const native = CHAINS[chainId].native_currency;
+  const items = list.map((p, i) => {
+    const suite = manifest?.suites.find((s) => getAddress(s.contracts.fee_escrow) === p.escrow);
+    const quote = manifest?.quotes.find((q) => getAddress(q.address) === p.currency);
+    return {
+      chain_id: chainId,
+      suite_id: suite?.id ?? null,
+      fee_escrow: p.escrow,
+      recipient,
+      currency: p.currency,
+      symbol: p.currency === zeroAddress ? native.symbol : (quote?.symbol ?? null),
+      decimals: p.currency === zeroAddress ? native.decimals : (quote?.decimals ?? null),
+      claimable_raw: (live.owed[i] as bigint).toString(),
+      claimed_raw: p.claimed.toString(),
+    };
+  });
+  return { items, next, asOfBlock: live.block, indexedThrough: through };
+}
+
+/** A fee position: an escrow and a currency. */
+type Position = { escrow: Address; currency: Address };
+
+/** The escrows' owed() of `recipient` for each position. */
+const owedReads = (recipient: Address, positions: Position[]) =>
+  positions.map((p) => ({
+    address: p.escrow,
+    abi: FeeEscrowAbi as Abi,
+    functionName: 'owed',
+    args: [recipient, p.currency],
+  }));
+
+/**
+ * The positions each page of a wallet's fee claims listed last, per gateway (its chain clients), at most
+ * LISTED_MAX pages: the next read of the page reads what they owe beside the index's read, not after it
+ * (one round trip the less; a wallet polled for its fees seldom gains a position between reads).
+ */
+const listed = new WeakMap<ChainClients, Map<string, Position[]>>();
+const LISTED_MAX = 10_000;
+
+/** Keeps the positions a page listed (the newest last; the oldest go past LISTED_MAX). */
+function remember(chains: ChainClients, key: string, positions: Position[]): void {
+  let pages = listed.get(chains);
+  if (!pages) listed.set(chains, (pages = new Map()));
+  pages.delete(key);
+  pages.set(
+    key,
+    positions.map((p) => ({ escrow: p.escrow, currency: p.currency })),
+  );
+  if (pages.size > LISTED_MAX) pages.delete(pages.keys().next().value as string);
+}
+
+/**
+ * What the positions a page listed last owe, read at one pinned block: `owedOf(list)` gives them in
+ * `list`'s order, or undefined when `list` holds another position or one's call failed (then the caller
+ * reads them all again, at a block of its own); it throws what the provider's failure throws.
+ */
+function guessOwed(deps: WalletReadDeps, chainId: ChainId, recipient: Address, key: string) {
+  const positions = listed.get(deps.chains)?.get(key);
+  if (!positions) return undefined;
+  const read = withSnapshot(deps.chains, chainId, async (snapshot) => ({
+    results: await snapshot.read(owedReads(recipient, positions)),
+    block: snapshot.blockNumber.toString(),
+  }));
+  // (Never left unhandled: an empty page does not ask for it.)
+  const settled = read.then(
+    (r) => ({ r }),
+    (err: unknown) => ({ err }),
+  );
+  return settled.then((s) => ({
+    owedOf(list: Position[]): { owed: bigint[]; block: string } | undefined {
+      // (The provider's failure is the answer's: asking again would only wait for it twice.)
+      if ('err' in s) throw s.err;
+      const { r } = s;
+      const owed: bigint[] = [];
+      for (const p of list) {
+        const i = positions.findIndex((q) => q.escrow === p.escrow && q.currency === p.currency);
+        const result = r.results[i];
+        if (!result?.ok) return undefined;
+        owed.push(result.value as bigint);
+      }
+      return { owed, block: r.block };
+    },
+  }));
 }
 
 /** A wallet across the index: per chain, the tokens it launched, its trades, announcements and fee positions. */
