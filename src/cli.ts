@@ -179,6 +179,9 @@ async function serve(settings: Settings, devnet: Devnet | undefined) {
     deploymentChecks,
   });
   try {
+    // Every database connection opened before the first request, none while requests wait (counted
+    // by /metrics, which the server installed).
+    await database.warm?.();
     await app.listen({ host: settings.host, port: settings.port });
   } catch (err) {
     await app.close();

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { createPublicClient, http } from 'viem';
 import { parseManifest } from '../src/launchpad/manifest.ts';
 import { ApiKeyStore } from '../src/store/apiKeys.ts';
+import { sql } from 'kysely';
 import { openDatabase } from '../src/store/db.ts';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startFakeRpc } from './support/fakeRpc.ts';
@@ -231,16 +232,36 @@ describe('launchpad start', () => {
     await expect(cli(['keys', 'limits', key_id, '{"perHour":1}'], env)).rejects.toMatchObject({ code: 2 });
   });
 
-  it('uses PostgreSQL when DATABASE_URL is set', async () => {
+  it('uses PostgreSQL when DATABASE_URL is set, its connections opened at start and kept', async () => {
     const env = { LAUNCHPAD_DATA_DIR: tempDir(), DATABASE_URL: await freshPostgres(inject('postgresUrl')) };
-    const gw = await startProcess(env);
+    const gw = await startProcess({ ...env, METRICS_TOKEN: 'cli-metrics' });
+    const opened = async () => {
+      const r = await call(gw, '/metrics', { headers: { authorization: 'Bearer cli-metrics' } });
+      return Number(/^launchpad_db_connections_opened_total (\d+)$/m.exec(r.body)?.[1]);
+    };
+    // The pool's ten open before the first request (and the connection that listens for the index's
+    // commits): no request waits for one.
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: tempDir() });
+    try {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid()`.execute(database.db);
+      expect(Number(rows[0]?.n)).toBeGreaterThanOrEqual(10);
+    } finally {
+      await database.close();
+    }
+    const atStart = await opened();
     const { key } = JSON.parse(
-      (await cli(['keys', 'create', '--plan', 'playground', '--scopes', '*', '--json'], env)).stdout,
+      (await cli(['keys', 'create', '--plan', 'partner', '--scopes', '*', '--json'], env)).stdout,
     );
     expect((await call(gw, '/v1/config?chain_id=5042&include=chains', { key })).json.data.chain.name).toBe(
       'Arc',
     );
     expect((await call(gw, '/v1/health')).json.data.database.kind).toBe('postgres');
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(gw, `/v1/tokens?chain_id=8453&limit=${i + 1}`, { key })),
+    );
+    expect(reads.map((r) => r.status)).toEqual(reads.map(() => 200));
+    expect(await opened()).toBe(atStart);
   });
 
   it('refuses bad settings with a clear message', async () => {

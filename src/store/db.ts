@@ -331,6 +331,8 @@ export interface Database {
   db: Kysely<Tables>;
   kind: 'sqlite' | 'postgres';
   ping(): Promise<void>;
+  /** PostgreSQL: opens every connection of the pool now, so that no request waits for one (a server's start). */
+  warm?(): Promise<void>;
   close(): Promise<void>;
   /** SQLite: runs one statement once per parameter list, on the connection (so inside its transaction). */
   runEach?(text: string, parameterLists: unknown[][]): void;
@@ -663,15 +665,17 @@ export async function openDatabase(opts: {
   let db: Kysely<Tables>;
   let kind: Database['kind'];
   let statements: ReturnType<typeof keepingStatements> | undefined;
+  let pool: pg.Pool | undefined;
   if (opts.databaseUrl) {
     kind = 'postgres';
-    // Connections are kept once open (no idle timeout; node-postgres closes one idle 10 s by default):
-    // a new one costs the request that waits for it a server process, its login and its cold catalog
-    // caches and statements, 13 ms and then 6 ms more for its first read on an idle machine, and a
-    // burst after a quiet spell opened several at once (fee claims' p99 while ingesting, 26–28 ms).
-    const pool = new pg.Pool({
+    // Connections are kept once open (no idle timeout; node-postgres closes one idle 10 s by default),
+    // and a server opens them all at start (warm): a new one costs the request that waits for it a server
+    // process, its login and its cold catalog caches and statements, 13 ms and then 6 ms more for its
+    // first read on an idle machine; a burst after a quiet spell opened several at once (fee claims'
+    // p99 while ingesting, 26–28 ms).
+    pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: 10,
+      max: POOL_SIZE,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 0,
     });
@@ -716,8 +720,21 @@ export async function openDatabase(opts: {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    ...(pool ? { warm: () => warmPool(pool) } : {}),
     async close() {
       await db.destroy();
     },
   };
+}
+
+/** Connections a process keeps to PostgreSQL at most. */
+const POOL_SIZE = 10;
+
+/**
+ * Opens every connection of `pool` at once and returns them to it. A connection that cannot be opened
+ * now (the server's max_connections) is opened when a request needs it, as it would have been.
+ */
+async function warmPool(pool: pg.Pool): Promise<void> {
+  const opened = await Promise.allSettled(Array.from({ length: POOL_SIZE }, () => pool.connect()));
+  for (const o of opened) if (o.status === 'fulfilled') o.value.release();
 }
