@@ -1,7 +1,7 @@
-// What the engine reports as it works (RPC calls, limiter decisions, replays, failed simulations, database
-// connections opened), for
-// metrics. The layers call these functions; by default they do nothing, and a server that serves
-// /metrics installs a sink (src/http/metrics.ts). One sink per process, as metrics are.
+// What the engine reports as it works (RPC calls, limiter decisions, replays, failed simulations,
+// database connections opened), for metrics. The layers call these functions; by default they do
+// nothing, and a server that serves /metrics installs a sink (src/http/metrics.ts). One sink per
+// process, as metrics are.
 export interface TelemetrySink {
   rpc(chainId: number | undefined, method: string, seconds: number, outcome: 'ok' | 'error'): void;
   limiter(decision: 'admitted' | 'refused', policy: string): void;
