@@ -72,8 +72,10 @@ export async function listFeePositions(
     select pos.escrow, pos.currency, c.amount from pos ${claims}
     where pos.escrow is not null`.execute(deps.database.db);
   // What the page's positions owe is read live, beside the index's read when the page was read before.
+  // (Settled either way: a page that turns out empty never asks for it.)
   const listedKey = `${chainId}:${recipient}:${after ?? ''}`;
-  const guessed = guessOwed(deps, chainId, recipient, listedKey);
+  const before = listed.get(deps.chains)?.get(listedKey);
+  const guessed = before && readOwed(deps, chainId, recipient, before).catch((err: unknown) => ({ err }));
   const [{ rows: found }, through] = await Promise.all([rows, indexedThrough(deps.database, [chainId])]);
   const positions = new Map<string, { escrow: Address; currency: Address; claimed: bigint }>();
   for (const e of found) {
@@ -97,7 +99,7 @@ export async function listFeePositions(
   const live =
     list.length === 0
       ? { owed: [], block: null }
-      : ((await guessed?.then((g) => g.owedOf(list))) ??
+      : ((guessed && before && owedInOrder(await guessed, before, list)) ??
         (await withSnapshot(deps.chains, chainId, async (snapshot) => ({
           owed: (await snapshot.readAll(owedReads(recipient, list))) as bigint[],
           block: snapshot.blockNumber.toString(),
@@ -154,38 +156,32 @@ function remember(chains: ChainClients, key: string, positions: Position[]): voi
   if (pages.size > LISTED_MAX) pages.delete(pages.keys().next().value as string);
 }
 
-/**
- * What the positions a page listed last owe, read at one pinned block: `owedOf(list)` gives them in
- * `list`'s order, or undefined when `list` holds another position or one's call failed (then the caller
- * reads them all again, at a block of its own); it throws what the provider's failure throws.
- */
-function guessOwed(deps: WalletReadDeps, chainId: ChainId, recipient: Address, key: string) {
-  const positions = listed.get(deps.chains)?.get(key);
-  if (!positions) return undefined;
-  const read = withSnapshot(deps.chains, chainId, async (snapshot) => ({
+/** What `positions` owe `recipient`, at one pinned block; a failed call is a result, not a throw. */
+function readOwed(deps: WalletReadDeps, chainId: ChainId, recipient: Address, positions: Position[]) {
+  return withSnapshot(deps.chains, chainId, async (snapshot) => ({
     results: await snapshot.read(owedReads(recipient, positions)),
     block: snapshot.blockNumber.toString(),
   }));
-  // (Never left unhandled: an empty page does not ask for it.)
-  const settled = read.then(
-    (r) => ({ r }),
-    (err: unknown) => ({ err }),
-  );
-  return settled.then((s) => ({
-    owedOf(list: Position[]): { owed: bigint[]; block: string } | undefined {
-      // (The provider's failure is the answer's: asking again would only wait for it twice.)
-      if ('err' in s) throw s.err;
-      const { r } = s;
-      const owed: bigint[] = [];
-      for (const p of list) {
-        const i = positions.findIndex((q) => q.escrow === p.escrow && q.currency === p.currency);
-        const result = r.results[i];
-        if (!result?.ok) return undefined;
-        owed.push(result.value as bigint);
-      }
-      return { owed, block: r.block };
-    },
-  }));
+}
+
+/**
+ * What `list` owes, in its order, from a read of the positions `read`: undefined when `list` holds
+ * another position or one's call failed (the caller then reads them all again, at a block of its own).
+ * The provider's failure is the answer's (asking again would only wait for it twice).
+ */
+function owedInOrder(
+  got: Awaited<ReturnType<typeof readOwed>> | { err: unknown },
+  read: Position[],
+  list: Position[],
+): { owed: bigint[]; block: string } | undefined {
+  if ('err' in got) throw got.err;
+  const owed: bigint[] = [];
+  for (const p of list) {
+    const result = got.results[read.findIndex((q) => q.escrow === p.escrow && q.currency === p.currency)];
+    if (!result?.ok) return undefined;
+    owed.push(result.value as bigint);
+  }
+  return { owed, block: got.block };
 }
 
 /** A wallet across the index: per chain, the tokens it launched, its trades, announcements and fee positions. */
