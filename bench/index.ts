@@ -150,11 +150,11 @@ const GC_METRICS_TOKEN = 'bench-index-metrics';
 
 /**
  * A gateway's figures so far, from its /metrics: garbage collections by kind (minor, major,
- * incremental), count and seconds; and the connections it opened to PostgreSQL.
+ * incremental), count and seconds; the connections it opened to PostgreSQL; its young generation (MB).
  */
 async function gatewayCounts(
   origin: string,
-): Promise<{ gc: Map<string, { count: number; sum: number }>; connections: number }> {
+): Promise<{ gc: Map<string, { count: number; sum: number }>; connections: number; youngMb: number }> {
   const res = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${GC_METRICS_TOKEN}` } });
   const text = await res.text();
   const gc = new Map<string, { count: number; sum: number }>();
@@ -166,7 +166,8 @@ async function gatewayCounts(
     gc.set(m[2] as string, kind);
   }
   const connections = Number(/^launchpad_db_connections_opened_total (\S+)$/m.exec(text)?.[1] ?? 0);
-  return { gc, connections };
+  const young = /^launchpad_nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m.exec(text)?.[1];
+  return { gc, connections, youngMb: Number(young ?? NaN) / 2 ** 20 };
 }
 
 /** A figure in ms, or – when there is none (no answer counted). */
@@ -622,7 +623,7 @@ export async function benchIndex() {
       // (A connection opened meanwhile cost the request that waited for it a server process, a login and
       // cold caches: src/store/db.ts.)
       console.log(
-        `\n(The gateway's garbage collection over the reads at the fixed load above, ${name}: ${['minor', 'major', 'incremental'].map(of).join('; ')}. Connections it opened to PostgreSQL meanwhile: ${to.connections - from.connections}, ${to.connections} since it started.)`,
+        `\n(The gateway's garbage collection over the reads at the fixed load above, ${name}: ${['minor', 'major', 'incremental'].map(of).join('; ')}. Connections it opened to PostgreSQL meanwhile: ${to.connections - from.connections}, ${to.connections} since it started. Its young generation: ${from.youngMb.toFixed(0)} MB before, ${to.youngMb.toFixed(0)} MB after.)`,
       );
     });
     // The measuring side's own stalls: a p99 over the target within one of the clients' own stalls may
