@@ -2,7 +2,7 @@
 import v8 from 'node:v8';
 
 /** How many times larger the young generation grows at once (V8's default: 2); up to its maximum. */
-export const YOUNG_GROWTH = 64;
+const YOUNG_GROWTH = 64;
 
 /**
  * Sets V8's heap for serving (process-wide; called first, at start).

@@ -1,8 +1,19 @@
 // src/heap.ts: a serving process turns off V8's allocation-site pretenuring, so that objects of a site V8
-// would judge long-lived (here, kept in a ring) are still allocated young, and its memory reducer.
-import { execFile, execFileSync } from 'node:child_process';
+// would judge long-lived (here, kept in a ring) are still allocated young, and its memory reducer; and it
+// grows its young generation back in one step.
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+
+/** What `script` prints, run as a module in a fresh process with V8's `flags`, serving or not. */
+const inFreshProcess = async (script: string, serving: boolean, flags: string[]) =>
+  (
+    await promisify(execFile)(
+      process.execPath,
+      [...flags, '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8', env: { ...process.env, SERVING: serving ? '1' : '0' } },
+    )
+  ).stdout;
 
 // In a fresh process: objects of one literal site kept alive across many scavenges; how many of the last
 // 100,000 were allocated in the young generation.
@@ -20,23 +31,11 @@ for (let i = 0; i < 3_000_000; i++) {
 console.log(n);
 `;
 
-const youngOfLast = (serving: boolean) =>
+// (A young generation held at 1 MB: how far V8 grows it hangs on timing, and with it whether the ring's
+// objects outlive enough scavenges to have V8 pretenure their site.)
+const youngOfLast = async (serving: boolean) =>
   Number(
-    execFileSync(
-      process.execPath,
-      // (A young generation held at 1 MB: how far V8 grows it hangs on timing, and with it whether the
-      // ring's objects outlive enough scavenges to have V8 pretenure their site.)
-      [
-        '--allow-natives-syntax',
-        '--max-semi-space-size=1',
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        PROBE,
-      ],
-      { encoding: 'utf8', env: { ...process.env, SERVING: serving ? '1' : '0' } },
-    ).trim(),
+    (await inFreshProcess(PROBE, serving, ['--allow-natives-syntax', '--max-semi-space-size=1'])).trim(),
   );
 
 // In a fresh process: a full collection after a burst, then idle past the memory reducer's first timer
@@ -53,14 +52,7 @@ for (let i = 0; i < 3_000_000; i++) {
 setTimeout(() => console.log('live', live.length), 10_500);
 `;
 
-const reducerTrace = async (serving: boolean) =>
-  (
-    await promisify(execFile)(
-      process.execPath,
-      ['--trace-memory-reducer', '--import', 'tsx', '--input-type=module', '-e', IDLE],
-      { encoding: 'utf8', env: { ...process.env, SERVING: serving ? '1' : '0' } },
-    )
-  ).stdout;
+const reducerTrace = (serving: boolean) => inFreshProcess(IDLE, serving, ['--trace-memory-reducer']);
 
 // In a fresh process, whose young generation starts at its minimum as one V8 has shrunk does: a request's
 // load (8 in flight, each holding its rows until it is answered, the rest garbage); V8's trace of its
@@ -79,12 +71,7 @@ console.log('sizes', JSON.stringify(sizes));
 `;
 
 const regrowth = async (serving: boolean) => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--trace-gc', '--import', 'tsx', '--input-type=module', '-e', REGROW],
-    { encoding: 'utf8', env: { ...process.env, SERVING: serving ? '1' : '0' } },
-  );
-  const lines = stdout.trim().split('\n');
+  const lines = (await inFreshProcess(REGROW, serving, ['--trace-gc'])).trim().split('\n');
   return {
     scavenges: lines.filter((l) => l.includes('Scavenge')).length,
     sizes: JSON.parse((lines.find((l) => l.startsWith('sizes ')) as string).slice(6)) as number[],
@@ -92,13 +79,13 @@ const regrowth = async (serving: boolean) => {
 };
 
 describe('serving heap', () => {
-  it('allocates young what V8 would otherwise pretenure', () => {
+  it('allocates young what V8 would otherwise pretenure', async () => {
     // (V8's default first: it does pretenure this site, so the serving setting is what changes it.)
     // (Not exact counts: an object made just before a scavenge can land either way, and when V8 decides
     // hangs on timing: on a loaded machine 6,210 of the 100,000 were still young by default, and 23,404
     // in another run.)
-    expect(youngOfLast(false)).toBeLessThan(50_000);
-    expect(youngOfLast(true)).toBeGreaterThan(99_000);
+    expect(await youngOfLast(false)).toBeLessThan(50_000);
+    expect(await youngOfLast(true)).toBeGreaterThan(99_000);
   });
 
   it('has the memory reducer stand down', async () => {
