@@ -140,14 +140,16 @@ const RANGE = 2_000;
 /**
  * Logs a range should bring, about: a busy stretch of the chain is read in shorter ranges, so that a
  * tick's memory is bounded by this, not by how busy the chain was. (A node's own cap on the logs of an
- * answer, often 10,000, applies to each request; a range it refuses is halved.)
+ * answer, often 10,000, applies to each request; a range it refuses is halved.) Small, since a range's
+ * answer is built, sent and parsed whole, by a node that may share the host: 5,000 against 20,000 gave
+ * the index bench's backfill in less time and the reads beside it fewer stalls (docs/DESIGN.md).
  */
-const RANGE_LOGS = 20_000;
+const RANGE_LOGS = 5_000;
 /**
- * The largest answer a range's log reads take (about 3x RANGE_LOGS of logs at ~1 KB of JSON each): a
- * burst after a quiet stretch, which grew the range, is refused early and read again in an eighth of the
- * blocks, rather than parsed whole (a 250 MB answer held ~1 GB). A range of one block may take up to
- * MAX_ANSWER_BYTES, since it cannot be split.
+ * The largest answer a range's log reads take (a range's own, RANGE_LOGS of logs at ~1 KB of JSON each,
+ * are about 5 MB): a burst after a quiet stretch, which grew the range, is refused early and read again
+ * in an eighth of the blocks, rather than parsed whole (a 250 MB answer held ~1 GB). A range of one block
+ * may take up to MAX_ANSWER_BYTES, since it cannot be split.
  */
 const RANGE_ANSWER_BYTES = 64 * 2 ** 20;
 /** The answer limit of a range's log reads, by the blocks it spans. */
