@@ -141,8 +141,8 @@ const RANGE = 2_000;
  * Logs a range should bring, about: a busy stretch of the chain is read in shorter ranges, so that a
  * tick's memory is bounded by this, not by how busy the chain was. (A node's own cap on the logs of an
  * answer, often 10,000, applies to each request; a range it refuses is halved.) Small, since a range's
- * answer is built, sent and parsed whole, by a node that may share the host: 5,000 against 20,000 gave
- * the index bench's backfill in less time and the reads beside it fewer stalls (docs/DESIGN.md).
+ * answer is built, sent and parsed whole: 5,000 against 20,000 gave the index bench's judged backfill
+ * pass in less time and CPU, and the indexer less memory (docs/DESIGN.md, "A range is as long…").
  */
 const RANGE_LOGS = 5_000;
 /**
