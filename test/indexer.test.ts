@@ -1381,8 +1381,8 @@ describe('a burst after a quiet stretch', () => {
       // The proxy holds the node's head where the test says (as a node behind would): the own index
       // follows the quiet blocks one at a time, then sees 21 blocks of 1,000 swaps at once. Its range
       // is then longer than the last one it indexed, with 21,000 swaps, more than a whole range should
-      // bring (5,000 logs): it is read again shorter, and its other logs are never asked for. (Over
-      // 20,000 logs: that swaps-first read, and no read of a range the indexer kept.)
+      // bring (5,000 logs): it is read again shorter, and its other logs are never asked for. (Only that
+      // swaps-first read has over 20,000 logs: the ranges the indexer keeps have about 5,000.)
       const [swapEvent] = parseAbi([
         'event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)',
       ]);

@@ -146,8 +146,8 @@ const RANGE = 2_000;
  */
 const RANGE_LOGS = 5_000;
 /**
- * The largest answer a range's log reads take (a range's own, RANGE_LOGS of logs at ~1 KB of JSON each,
- * are about 5 MB): a burst after a quiet stretch, which grew the range, is refused early and read again
+ * The largest answer a range's log reads take (a range's own answers, RANGE_LOGS logs at ~1 KB of JSON
+ * each, are about 5 MB): a burst after a quiet stretch, which grew the range, is refused early and read again
  * in an eighth of the blocks, rather than parsed whole (a 250 MB answer held ~1 GB). A range of one block
  * may take up to MAX_ANSWER_BYTES, since it cannot be split.
  */
