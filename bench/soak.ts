@@ -3,7 +3,7 @@
 // check as one table with met / NOT met; the exit code is 1 when any row is NOT met.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -220,7 +220,10 @@ try {
   })();
 
   // Resources, sampled every 2 s: each replica's RSS and open descriptors, PostgreSQL's connections.
+  // A replica's descriptors are counted without its sockets to PostgreSQL: that pool is bounded, its
+  // connections are judged below, and a fault closes them, to be opened again as requests need them.
   const samples: { t: number; replica: number; pid: number; rss: number; fds: number }[] = [];
+  const pgPort = Number(new URL(rig.databaseUrl).port);
   const connections = async () =>
     Number(
       (await sql<{
@@ -235,7 +238,7 @@ try {
       const pid = r.pid();
       try {
         const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
-        samples.push({ t: Date.now(), replica: i + 1, pid, rss, fds: readdirSync(`/proc/${pid}/fd`).length });
+        samples.push({ t: Date.now(), replica: i + 1, pid, rss, fds: descriptorsAside(pid, pgPort) });
       } catch {
         // restarting
       }
@@ -560,15 +563,14 @@ try {
     const peak = (xs: typeof same) => Math.max(...xs.map((s) => s.rss));
     const [third, fourth] = [same.filter((s) => s.t < quarter), same.filter((s) => s.t >= quarter)];
     const growth = third.length > 2 && fourth.length > 2 ? peak(fourth) / peak(third) - 1 : Number.NaN;
-    // Descriptors: at rest against the most the third quarter held. A fault empties pools for a moment
-    // (PostgreSQL's restart closes the pool's ten connections, opened again as requests need them), so a
-    // single sample may land in that dip: CI's seed 989996808 sampled one 0.4 s after PostgreSQL came
-    // back and read the refilled pool at rest as 6 and 7 descriptors leaked.
+    // Descriptors: at rest against the most the third quarter held, not its first sample, which may
+    // fall in a fault's dip (CI's seed 989996808: 0.4 s after PostgreSQL's restart, its pool then
+    // refilled, read as 6 and 7 descriptors leaked).
     const fdStart = Math.max(...(third.length > 0 ? third : same.slice(0, 1)).map((s) => s.fds), 0);
     const fdEnd = samples.filter((s) => s.replica === replica && s.pid === last?.pid).at(-1)?.fds ?? 0;
     row(
       `replica ${replica}: RSS flat over the last half (peaks of its last two quarters, ≤ 5 %), no descriptors leaked`,
-      `RSS peaks ${(peak(third) / 2 ** 20).toFixed(0)} → ${(peak(fourth) / 2 ** 20).toFixed(0)} MiB (${(growth * 100).toFixed(1)} %); fds ${fdStart} (the third quarter's most) → ${fdEnd} at rest`,
+      `RSS peaks ${(peak(third) / 2 ** 20).toFixed(0)} → ${(peak(fourth) / 2 ** 20).toFixed(0)} MiB (${(growth * 100).toFixed(1)} %); fds (PostgreSQL's pool aside) ${fdStart} (the third quarter's most) → ${fdEnd} at rest`,
       fdEnd > fdStart + 5 ? false : minutes < 4 ? null : growth <= 0.05,
     );
   }
@@ -790,4 +792,26 @@ async function compareWithFreshIndex(
     await fresh.close();
   }
   return out;
+}
+
+/** The descriptors `pid` holds open, but for its TCP sockets to `port` on this host. */
+function descriptorsAside(pid: number, port: number): number {
+  const aside = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    // Each line: sl local_address rem_address st ... inode (the remote address as hex ip:port).
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length > 9 && Number.parseInt(f[2]?.split(':')[1] ?? '', 16) === port)
+        aside.add(`socket:[${f[9]}]`);
+    }
+  }
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (!aside.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
 }
