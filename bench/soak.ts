@@ -564,8 +564,8 @@ try {
     const [third, fourth] = [same.filter((s) => s.t < quarter), same.filter((s) => s.t >= quarter)];
     const growth = third.length > 2 && fourth.length > 2 ? peak(fourth) / peak(third) - 1 : Number.NaN;
     // Descriptors: at rest against the most the third quarter held, not its first sample, which may
-    // fall in a fault's dip (CI's seed 989996808: 0.4 s after PostgreSQL's restart, its pool then
-    // refilled, read as 6 and 7 descriptors leaked).
+    // fall in a fault's dip (any connection a fault closes and a request opens again: CI's seed
+    // 989996808 took it 0.4 s after PostgreSQL's restart, and the pool refilled read as 6 and 7 leaked).
     const fdStart = Math.max(...(third.length > 0 ? third : same.slice(0, 1)).map((s) => s.fds), 0);
     const fdEnd = samples.filter((s) => s.replica === replica && s.pid === last?.pid).at(-1)?.fds ?? 0;
     row(
