@@ -3,7 +3,7 @@
 // check as one table with met / NOT met; the exit code is 1 when any row is NOT met.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -234,11 +234,12 @@ try {
     );
   const pgBaseline = await connections();
   const sampler = setInterval(() => {
+    const toPostgres = socketsTo(pgPort);
     for (const [i, r] of rig.replicas.entries()) {
       const pid = r.pid();
       try {
         const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
-        samples.push({ t: Date.now(), replica: i + 1, pid, rss, fds: descriptorsAside(pid, pgPort) });
+        samples.push({ t: Date.now(), replica: i + 1, pid, rss, fds: descriptorsBut(pid, toPostgres) });
       } catch {
         // restarting
       }
@@ -794,17 +795,24 @@ async function compareWithFreshIndex(
   return out;
 }
 
-/** The descriptors `pid` holds open, but for its TCP sockets to `port` on this host. */
-function descriptorsAside(pid: number, port: number): number {
-  const aside = new Set<string>();
+/** The TCP sockets on this host connected to `port`, as `/proc/<pid>/fd` links name them. */
+function socketsTo(port: number): Set<string> {
+  const sockets = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    // Each line: sl local_address rem_address st ... inode (the remote address as hex ip:port).
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+    // Each line: sl local_address rem_address st ... inode (the remote address as hex ip:port). (No
+    // tcp6 table on a host without IPv6.)
+    const text = existsSync(table) ? readFileSync(table, 'utf8') : '';
+    for (const line of text.split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
       if (f.length > 9 && Number.parseInt(f[2]?.split(':')[1] ?? '', 16) === port)
-        aside.add(`socket:[${f[9]}]`);
+        sockets.add(`socket:[${f[9]}]`);
     }
   }
+  return sockets;
+}
+
+/** The descriptors `pid` holds open, but for those in `aside`. */
+function descriptorsBut(pid: number, aside: Set<string>): number {
   let n = 0;
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
