@@ -219,6 +219,35 @@ async function startMachineProbe(stops: (() => Promise<unknown>)[]): Promise<str
   });
   return realtime ? 'real-time priority (SCHED_FIFO 1)' : 'default priority (not root)';
 }
+/**
+ * The host's pauses, before anything of the bench runs: processes that keep one core busy (then both)
+ * for HOST_SECONDS each (bench/machineProbe.ts spin); how often, and how long at most, one was paused
+ * over 10 ms. On this VM a core is taken for 10-12 ms about once a second when both are busy, and
+ * never over 5 ms when one is (so no priority inside the machine can keep it, real-time included).
+ */
+async function hostPauses(cores: number): Promise<{ over10: number; worstMs: number }> {
+  const spins = Array.from({ length: cores }, () => {
+    const child = spawnInOwnSession(
+      process.execPath,
+      ['bin/run-ts.js', 'bench/machineProbe.ts', 'spin', String(HOST_SECONDS)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout?.on('data', (d) => (out += d));
+    return new Promise<{ over10: number; worstMs: number }>((done, failed) =>
+      child.once('exit', (code) =>
+        code === 0 ? done(JSON.parse(out)) : failed(new Error(`the host probe ended with ${code}`)),
+      ),
+    );
+  });
+  const each = await Promise.all(spins);
+  return {
+    over10: each.reduce((n, s) => n + s.over10, 0),
+    worstMs: Math.max(...each.map((s) => s.worstMs)),
+  };
+}
+const HOST_SECONDS = 10;
+
 /** The longest machine stall that ended between `from` and `to` (epoch ms), 0 when none. */
 const machineStallIn = (from: number, to: number) =>
   Math.max(0, ...machineStalls.filter((s) => s.at >= from && s.at <= to).map((s) => s.ms));
@@ -337,6 +366,11 @@ export async function benchIndex() {
     .join(', ');
   console.log(
     `\n(The host: ${host.described}. PostgreSQL as deploy/compose.yaml runs it: ${pgSettings}; its allocator: ${PG_ENV.GLIBC_TUNABLES}. The devnet nodes' allocator: ${NODE_ALLOCATOR}. The measuring clients: ${weighted ? `autogroup nice ${MEASURING_NICE}` : 'default weight (not root)'})`,
+  );
+  const oneBusy = await hostPauses(1);
+  const bothBusy = await hostPauses(2);
+  console.log(
+    `\n(The host itself, the machine otherwise idle (bench/machineProbe.ts spin): one core kept busy for ${HOST_SECONDS} s was paused over 10 ms ${oneBusy.over10} times, at most ${oneBusy.worstMs.toFixed(1)} ms; both cores busy, ${bothBusy.over10} times in ${HOST_SECONDS} s, at most ${bothBusy.worstMs.toFixed(1)} ms)`,
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'launchpad-bench-index-'));
   // (Every anvil this process starts inherits it: the devnet nodes and the gateways' own node.)

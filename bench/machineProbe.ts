@@ -4,7 +4,26 @@
 // machine itself: the hypervisor holding the virtual CPU, or kernel work that does not give the core
 // up (this VM's kernel has no kernel preemption). Prints `ready`, then `stall <epoch ms> <ms late>` for
 // each, until SIGTERM.
+// With `spin <seconds>` it keeps one core busy instead, reading the clock in a loop, and prints the
+// pauses it saw as JSON (`{over10, worstMs}`): on an idle machine, time a spinning process did not run
+// is time the host took its core.
 const STALL_MS = 5;
+
+if (process.argv[2] === 'spin') {
+  const end = performance.now() + Number(process.argv[3]) * 1000;
+  let at = performance.now();
+  let over10 = 0;
+  let worstMs = 0;
+  while (at < end) {
+    const now = performance.now();
+    const gap = now - at;
+    if (gap > 10) over10++;
+    if (gap > worstMs) worstMs = gap;
+    at = now;
+  }
+  console.log(JSON.stringify({ over10, worstMs }));
+  process.exit(0);
+}
 
 console.log('ready');
 let at = performance.now();
