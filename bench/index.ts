@@ -222,8 +222,8 @@ async function startMachineProbe(stops: (() => Promise<unknown>)[]): Promise<str
 /**
  * The host's pauses, before anything of the bench runs: processes that keep one core busy (then both)
  * for HOST_SECONDS each (bench/machineProbe.ts spin); how often, and how long at most, one was paused
- * over 10 ms. On this VM a core is taken for 10-12 ms about once a second when both are busy, and
- * never over 5 ms when one is (so no priority inside the machine can keep it, real-time included).
+ * over 10 ms. On the bench's VM a core was taken for 10-12 ms about once a second when both were busy,
+ * real-time priority or not, and for a few ms at most when one was (docs/DESIGN.md).
  */
 async function hostPauses(cores: number): Promise<{ over10: number; worstMs: number }> {
   const spins = Array.from({ length: cores }, () => {
