@@ -219,6 +219,8 @@ async function startMachineProbe(stops: (() => Promise<unknown>)[]): Promise<str
   });
   return realtime ? 'real-time priority (SCHED_FIFO 1)' : 'default priority (not root)';
 }
+/** How long the host probe keeps each core busy, in seconds. */
+const HOST_SECONDS = 10;
 /**
  * The host's pauses, before anything of the bench runs: processes that keep one core busy (then both)
  * for HOST_SECONDS each (bench/machineProbe.ts spin); how often, and how long at most, one was paused
@@ -246,7 +248,6 @@ async function hostPauses(cores: number): Promise<{ over10: number; worstMs: num
     worstMs: Math.max(...each.map((s) => s.worstMs)),
   };
 }
-const HOST_SECONDS = 10;
 
 /** The longest machine stall that ended between `from` and `to` (epoch ms), 0 when none. */
 const machineStallIn = (from: number, to: number) =>
