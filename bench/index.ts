@@ -417,13 +417,14 @@ export async function benchIndex() {
     await sql`update market_state set usd_sources = ${1 << 2} where usd_sources is null`.execute(database.db);
     // The devnet's escrows are those its deployment made this time.
     for (const [chain, escrow] of Object.entries(escrows))
-      await sql`update fee_events set escrow = ${escrow} where chain_id = ${Number(chain)} and escrow <> ${escrow}`.execute(
-        database.db,
-      );
+      for (const table of ['fee_events', 'fee_positions'])
+        await sql`update ${sql.table(table)} set escrow = ${escrow} where chain_id = ${Number(chain)} and escrow <> ${escrow}`.execute(
+          database.db,
+        );
     // That update, and the ingest loop's passes of earlier runs (insert, delete, vacuum), leave these
     // tables' indexes larger at each run (fee_events' 230 -> 546 bytes a row in two runs): rebuilt, so
     // that runs compare. (trades' grow by a few percent a run; rebuilding them takes minutes.)
-    for (const table of ['fee_events', 'fee_credits']) {
+    for (const table of ['fee_events', 'fee_positions', 'fee_credits']) {
       await sql`reindex table ${sql.table(table)}`.execute(database.db);
       await sql`vacuum analyze ${sql.table(table)}`.execute(database.db);
     }
@@ -1028,7 +1029,7 @@ async function disk(database: Awaited<ReturnType<typeof openDatabase>>) {
     from pg_class c cross join lateral (select relid from pg_partition_tree(c.oid) where isleaf
       union all select c.oid where c.relkind = 'r') t
     where c.relname in ('tokens', 'trades', 'token_holders', 'token_words', 'token_market', 'token_totals',
-      'fee_credits', 'fee_events', 'announcements')
+      'fee_credits', 'fee_events', 'fee_positions', 'announcements')
     group by c.relname order by sum(pg_total_relation_size(t.relid)) desc`.execute(db);
   const rows = [];
   for (const r of sizes) {

@@ -24,6 +24,7 @@ const TABLES = [
   'trades',
   'fee_credits',
   'fee_events',
+  'fee_positions',
   'token_holders',
   'token_updates',
   'announcements',

@@ -87,7 +87,9 @@ async function problemsOf(url: string): Promise<{
   const queries = captured.filter(
     (q) =>
       /^\s*(with|select)/i.test(q.text) &&
-      /tokens|trades|token_holders|token_words|fee_events|fee_credits|announcements/.test(q.text),
+      /tokens|trades|token_holders|token_words|fee_events|fee_positions|fee_credits|announcements/.test(
+        q.text,
+      ),
   );
   const problems: string[] = [];
   for (const q of queries) {
@@ -151,7 +153,7 @@ describe('wallet fee claims', () => {
   it("read each position's claims by its own range, however few the planner expects", async () => {
     captured.length = 0;
     await app.inject({ url: reads['wallet fee claims'] as string, headers: { 'x-api-key': key } });
-    const q = captured.find((c) => /recursive pos/.test(c.text));
+    const q = captured.find((c) => /from fee_positions/.test(c.text));
     expect(q).toBeDefined();
     const text = q?.text as string;
     const parameters = q?.parameters ?? [];

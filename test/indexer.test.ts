@@ -847,7 +847,9 @@ describe('indexed reads', () => {
     const quietKey = launchPoolKey(quiet, zeroAddress, 200, base.current.hook);
     await base.swap(trader, quietKey, zeroAddress, 10n ** 16n);
     const snapshot = (await base.client.request({ method: 'evm_snapshot', params: [] } as never)) as string;
-    const orphan = await base.swap(trader, key, zeroAddress, 5n * 10n ** 16n);
+    // Its referrer is credited nowhere else: a fee position first seen above the fork.
+    const referrer = base.account(8);
+    const orphan = await base.swap(trader, key, zeroAddress, 5n * 10n ** 16n, { referrer });
     await base.call(base.account(1), base.current.factory, LaunchFactoryAbi as Abi, 'updateTokenName', [
       traded,
       'Orphan Name',
@@ -862,6 +864,9 @@ describe('indexed reads', () => {
     ).toContain(orphan.transactionHash);
     expect((await get(`/v1/tokens/8453/${traded}`)).json.data.token.name).toBe('Orphan Name');
     const orphanBalance = (await expectHoldersOnChain(traded)).find((h) => h.address === trader);
+    const referrerFees = async () =>
+      (await get(`/v1/wallets/${referrer}/fee-claims?chain_id=8453`)).json.data;
+    expect(await referrerFees()).toMatchObject([{ recipient: referrer, currency: zeroAddress }]);
     // Back to before that trade; another trade and more blocks take its place.
     await base.client.request({ method: 'evm_revert', params: [snapshot] } as never);
     const survivor = await base.swap(trader, key, zeroAddress, 2n * 10n ** 16n);
@@ -879,6 +884,8 @@ describe('indexed reads', () => {
     // Balances the orphan changed are the chain's again (read with the next range, at its last block).
     const holders = await expectHoldersOnChain(traded);
     expect(holders.find((h) => h.address === trader)?.balance_raw).not.toBe(orphanBalance?.balance_raw);
+    // The referrer's position went with the orphan's credit.
+    expect(await referrerFees()).toEqual([]);
     // The rename went with its block: the launch name is back, in the record and in search.
     expect((await get(`/v1/tokens/8453/${traded}`)).json.data.token.name).toBe('Alpha Dog');
     const found = async (q: string) => (await get(`/v1/tokens/search?q=${q}`)).json.data.length;

@@ -310,6 +310,58 @@ describe.each(backends)('$name', ({ name, env }) => {
     }
   });
 
+  it('upgrades escrow events to fee positions: a row each, at its first block; only claims stay events', async () => {
+    const db = await unmigrated();
+    try {
+      await migrate(db, name as 'sqlite' | 'postgres', 1, '0031_tokens_market_inputs');
+      const event = (block: number, recipient: string, currency: string, kind: string, amount: string) => ({
+        chain_id: 8453,
+        tx_hash: `0x${block}`,
+        log_index: 0,
+        block_number: block,
+        escrow: '0xe5',
+        recipient,
+        currency,
+        kind,
+        amount,
+      });
+      await db
+        .insertInto('fee_events')
+        .values([
+          event(9, '0xa1', '0x00', 'credited', '5'),
+          event(7, '0xa1', '0x00', 'credited', '3'),
+          event(8, '0xa1', '0x00', 'claimed', '8'),
+          event(11, '0xa1', '0xc1', 'credited', '2'),
+          event(12, '0xa2', '0x00', 'claimed', '1'),
+          // (Credits were events then.)
+        ] as never)
+        .execute();
+      await migrate(db, name as 'sqlite' | 'postgres');
+      const positions = await db
+        .selectFrom('fee_positions')
+        .selectAll()
+        .orderBy('recipient')
+        .orderBy('currency')
+        .execute();
+      expect(positions.map((p) => ({ ...p, block_number: Number(p.block_number) }))).toEqual([
+        { recipient: '0xa1', chain_id: 8453, escrow: '0xe5', currency: '0x00', block_number: 7 },
+        { recipient: '0xa1', chain_id: 8453, escrow: '0xe5', currency: '0xc1', block_number: 11 },
+        { recipient: '0xa2', chain_id: 8453, escrow: '0xe5', currency: '0x00', block_number: 12 },
+      ]);
+      const events = await db
+        .selectFrom('fee_events')
+        .select(['tx_hash', 'kind'])
+        .orderBy('tx_hash')
+        .execute();
+      expect(events).toEqual([
+        { tx_hash: '0x12', kind: 'claimed' },
+        { tx_hash: '0x8', kind: 'claimed' },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('serves keyed requests from this database, and hides database faults', async () => {
     const gw = await startGateway(await env());
     try {

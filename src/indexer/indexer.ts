@@ -835,6 +835,7 @@ export class ChainIndexer {
         'fee_credits',
         'announcements',
         'fee_events',
+        'fee_positions',
         'skipped_logs',
       ] as const)
         await trx.deleteFrom(t).where('chain_id', '=', chain).where('block_number', '>', fork).execute();
@@ -971,19 +972,36 @@ export class ChainIndexer {
     const swaps = decoded.filter((d) => d.event.eventName === 'Swap');
     const pools = await this.poolsOf(swaps, launches);
     const { trades, credits, creditTrades } = tradeRows(this.chainId, decoded, swaps, pools);
-    const feeEvents = decoded
-      .filter((d) => d.event.eventName === 'Credited' || d.event.eventName === 'Claimed')
-      .map(({ log, event }) => {
-        const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
-        return {
+    // The escrows' events: a wallet's positions (each escrow and currency credited or paid in this range,
+    // at its first block here), and its claims, kept as events.
+    const positions = new Map<string, Insertable<Tables['fee_positions']>>();
+    const claims: Insertable<Tables['fee_events']>[] = [];
+    for (const { log, event } of decoded) {
+      if (event.eventName !== 'Credited' && event.eventName !== 'Claimed') continue;
+      const a = event.args as unknown as { recipient: Address; currency: Address; amount: bigint };
+      const escrow = checksum(log.address);
+      const key = `${a.recipient}:${escrow}:${a.currency}`;
+      const block = hexNumber(log.blockNumber);
+      const known = positions.get(key);
+      if (!known)
+        positions.set(key, {
+          recipient: a.recipient,
+          chain_id: this.chainId,
+          escrow,
+          currency: a.currency,
+          block_number: block,
+        });
+      else if (block < Number(known.block_number)) known.block_number = block;
+      if (event.eventName === 'Claimed')
+        claims.push({
           ...position(log),
-          escrow: checksum(log.address),
+          escrow,
           recipient: a.recipient,
           currency: a.currency,
-          kind: event.eventName === 'Credited' ? ('credited' as const) : ('claimed' as const),
+          kind: 'claimed',
           amount: a.amount.toString(),
-        };
-      });
+        });
+    }
     // The token logs (one request) are in by now, as a rule.
     const tokenEvents = decode(TOKEN_EVENTS, await tokenLogs);
     const transfers = tokenEvents
@@ -1180,7 +1198,11 @@ export class ChainIndexer {
             };
           }),
       );
-      await insertMany(this.database, trx, 'fee_events', feeEvents);
+      await insertMany(this.database, trx, 'fee_events', claims);
+      // (A position known from an earlier block keeps that block.)
+      await insertMany(this.database, trx, 'fee_positions', [...positions.values()], (oc) =>
+        oc.columns(['recipient', 'chain_id', 'escrow', 'currency']).doNothing(),
+      );
       await applyTransfers(this.database, trx, this.chainId, transfers, read, to);
       await insertMany(this.database, trx, 'token_updates', updates);
       await insertMany(this.database, trx, 'skipped_logs', skipped, (oc) => oc.doNothing());

@@ -26,8 +26,8 @@ export interface WalletReadDeps {
 }
 
 /**
- * What each fee escrow owes a wallet, per currency: candidate positions from the index (escrow Credited
- * events), claimable read live at one pinned block, claimed summed from indexed Claimed events.
+ * What each fee escrow owes a wallet, per currency: its positions from the index (an escrow and currency
+ * it was credited in), claimable read live at one pinned block, claimed summed from indexed Claimed events.
  */
 export async function listFeePositions(
   deps: WalletReadDeps,
@@ -36,41 +36,25 @@ export async function listFeePositions(
   const { recipient, chainId, limit } = input;
   const scope = Cursors.scope('fee_claims_read', { recipient, chain: chainId });
   const after = input.cursor ? (deps.cursors.decode(input.cursor, scope) as [string])[0] : undefined;
-  // The wallet's positions and the claims of each, in one read of one index: the distinct (escrow,
-  // currency) are found by a skip scan (one probe per position, however many credits: a wallet credited
-  // at every trade has tens of thousands), then each position's claims are summed from their own range
-  // (a lateral read, fenced by `offset 0` so that it is not joined whole: the plan kept for the prepared
-  // read, costed for an average wallet, hash-joined a wallet's every event, 100k of them: 190 ms at 1M).
-  // (Summed by the database: the bench's busy wallet has 264 claims of one position, 32 KB of rows a read
-  // when each came back. SQLite sums no 256-bit integers exactly: there each claim is a row, summed here.)
-  /** The wallet's rows on the chain, of fee_events under `alias`. */
-  const of = (alias: 'f' | 'c') =>
-    sql`${sql.ref(`${alias}.recipient`)} = ${recipient} and ${sql.ref(`${alias}.chain_id`)} = ${chainId}`;
-  const at = of('f');
-  const following = (column: 'escrow' | 'currency') => sql`(select ${sql.ref(`f.${column}`)} from fee_events f
-    where ${at} and (f.escrow, f.currency) > (pos.escrow, pos.currency)
-    order by f.escrow, f.currency limit 1)`;
-  // (SQLite, which plans a statement at each run, has no lateral join.)
+  // The wallet's positions (a row each) and the claims of each, in one read: each position's claims are
+  // summed from their own range of the claims index (a lateral read, fenced by `offset 0` so that it is
+  // not joined whole: the plan kept for the prepared read, costed for an average wallet, hash-joined a
+  // wallet's every event, 100k of them: 190 ms at 1M). (Summed by the database: the bench's busy wallet
+  // has 264 claims of one position, 32 KB of rows a read when each came back. SQLite sums no 256-bit
+  // integers exactly, and has no lateral join: there each claim is a row, summed here.)
   const claims =
     deps.database.kind === 'postgres'
-      ? sql`left join lateral (select sum(f.amount::numeric)::text as amount from fee_events f where ${at}
-          and f.escrow = pos.escrow and f.currency = pos.currency and f.kind = 'claimed' offset 0) c on true`
-      : sql`left join fee_events c on ${of('c')}
-          and c.escrow = pos.escrow and c.currency = pos.currency and c.kind = 'claimed'`;
-  // (Its text leads with `with`: a read kept prepared, parsed and planned once per connection. Led by
-  // a line break, it ran unnamed, planned at each run: 5-21 ms of the binds' planning under load.)
+      ? sql`left join lateral (select sum(c.amount::numeric)::text as amount from fee_events c
+          where c.recipient = p.recipient and c.chain_id = p.chain_id and c.escrow = p.escrow
+          and c.currency = p.currency and c.kind = 'claimed' offset 0) c on true`
+      : sql`left join fee_events c on c.recipient = p.recipient and c.chain_id = p.chain_id
+          and c.escrow = p.escrow and c.currency = p.currency and c.kind = 'claimed'`;
   const rows = sql<{
     escrow: string;
     currency: string;
     amount: string | null;
-  }>`with recursive pos(escrow, currency) as (
-      select * from (select f.escrow, f.currency from fee_events f where ${at}
-        order by f.escrow, f.currency limit 1) head
-      union all
-      select ${following('escrow')}, ${following('currency')} from pos where pos.escrow is not null
-    )
-    select pos.escrow, pos.currency, c.amount from pos ${claims}
-    where pos.escrow is not null`.execute(deps.database.db);
+  }>`select p.escrow, p.currency, c.amount from fee_positions p ${claims}
+    where p.recipient = ${recipient} and p.chain_id = ${chainId}`.execute(deps.database.db);
   // What the page's positions owe is read live, beside the index's read when the page was read before.
   // (Settled either way: a page that turns out empty never asks for it.)
   const listedKey = `${chainId}:${recipient}:${after ?? ''}`;
@@ -202,9 +186,8 @@ export async function getWalletSummary(deps: WalletReadDeps, input: { address: A
     count('announcements', 'creator'),
     (() => {
       let q = db
-        .selectFrom('fee_events')
+        .selectFrom('fee_positions')
         .select(['chain_id', 'escrow', 'currency'])
-        .distinct()
         .where('recipient', '=', address);
       if (chainId) q = q.where('chain_id', '=', chainId);
       return q.execute();

@@ -156,8 +156,18 @@ export interface FeeEventsTable {
   escrow: string;
   recipient: string;
   currency: string;
-  kind: 'credited' | 'claimed';
+  /** Only claims are kept (a credit's position is a row of fee_positions). */
+  kind: 'claimed';
   amount: string;
+}
+
+/** A wallet's fee position: an escrow and a currency it was credited (or paid) in, from `block_number`. */
+export interface FeePositionsTable {
+  recipient: string;
+  chain_id: number;
+  escrow: string;
+  currency: string;
+  block_number: number | string | bigint;
 }
 
 export interface TokenWordsTable {
@@ -272,6 +282,7 @@ export interface Tables {
   trades: TradesTable;
   announcements: AnnouncementsTable;
   fee_events: FeeEventsTable;
+  fee_positions: FeePositionsTable;
   token_words: TokenWordsTable;
   token_holders: TokenHoldersTable;
   token_updates: TokenUpdatesTable;
@@ -348,6 +359,7 @@ export type BulkTable =
   | 'fee_credits'
   | 'announcements'
   | 'fee_events'
+  | 'fee_positions'
   | 'token_holders'
   | 'token_updates'
   | 'skipped_logs'

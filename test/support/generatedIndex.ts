@@ -197,17 +197,27 @@ export async function generateIndex(
      limit ${scale.feeCredits}`,
   );
   // Escrow events: credits to creators (every creator has some; one busy wallet has many), a claim in
-  // about every two hundred. They name each chain's real escrow, so that owed() answers.
+  // about every two hundred; a credit's position is a row of its own (the first credit's block), a
+  // claim an event. They name each chain's real escrow, so that owed() answers.
+  const escrowEvents = `select c, ${hash('fee', 'k')} as tx_hash, ${FIRST_BLOCK} + k as block_number,
+       case c ${Object.entries(escrows)
+         .map(([id, a]) => `when ${id} then '${a}'`)
+         .join(' ')} end as escrow,
+       case when k % 10 = 0 then '0x0000000000000000000000000000000000000002' else ${addr(2, 'hashint8(k) % 200000 + 200000')} end as recipient,
+       hashint8(k) % 200 = 0 as claimed
+     from (select k, ${CHAIN_OF.replaceAll('n %', 'k %')} as c from generate_series(1, ${scale.feeCredits}) k) g`;
+  await run(
+    'fee_positions',
+    `insert into fee_positions (recipient, chain_id, escrow, currency, block_number)
+     select recipient, c, escrow, '0x0000000000000000000000000000000000000000', min(block_number)
+     from (${escrowEvents}) e group by recipient, c, escrow`,
+  );
   await run(
     'fee_events',
     `insert into fee_events (chain_id, tx_hash, log_index, block_number, escrow, recipient, currency, kind, amount)
-     select c, ${hash('fee', 'k')}, 0, ${FIRST_BLOCK} + k,
-       case c ${Object.entries(escrows)
-         .map(([id, a]) => `when ${id} then '${a}'`)
-         .join(' ')} end,
-       case when k % 10 = 0 then '0x0000000000000000000000000000000000000002' else ${addr(2, 'hashint8(k) % 200000 + 200000')} end,
-       '0x0000000000000000000000000000000000000000', case when hashint8(k) % 200 = 0 then 'claimed' else 'credited' end, '1000'
-     from (select k, ${CHAIN_OF.replaceAll('n %', 'k %')} as c from generate_series(1, ${scale.feeCredits}) k) g`,
+     select c, tx_hash, 0, block_number, escrow, recipient, '0x0000000000000000000000000000000000000000',
+       'claimed', '1000'
+     from (${escrowEvents}) e where claimed`,
   );
   // Holders: 2 in 10 rows to the hot tokens, 3 in 10 to the warm ones, each row its own holder.
   await run(

@@ -11,6 +11,7 @@ const BIG = new Set([
   'token_words',
   'token_market',
   'fee_events',
+  'fee_positions',
   'fee_credits',
 ]);
 
