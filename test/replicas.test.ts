@@ -32,7 +32,12 @@ let key: string;
 const replica = (extra: Record<string, string>) => startReplica({ ...env, ...extra });
 
 beforeAll(async () => {
-  [cluster, redis] = await Promise.all([startPostgresCluster(), startRedis()]);
+  // Each is kept once it runs, so that afterAll stops it when the other fails to start (a machine
+  // without redis-server left the cluster running).
+  const [pg, kv] = await Promise.allSettled([startPostgresCluster(), startRedis()]);
+  if (pg.status === 'fulfilled') cluster = pg.value;
+  if (kv.status === 'fulfilled') redis = kv.value;
+  for (const r of [pg, kv]) if (r.status === 'rejected') throw r.reason;
   const dataDir = tempDir();
   devnet = await startDevnet({ dataDir, basePort: await freePortRange(4) });
   chain = new TestChain(devnet.chains[0] as Devnet['chains'][number]);
