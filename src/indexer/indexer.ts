@@ -775,7 +775,10 @@ export class ChainIndexer {
     return out;
   }
 
-  /** The highest indexed block still on the chain; rows above it are deleted. */
+  /**
+   * The highest indexed block still on the chain; rows above it are deleted. With no reorg, that block
+   * becomes the last one known (`last`), which the next ranges' reads check.
+   */
   private async undoReorg(through: number): Promise<number> {
     const stored = await this.database.db
       .selectFrom('index_blocks')
