@@ -1,6 +1,7 @@
 // The webhook dispatcher alone on SQLite, against a local receiver: a delivery that keeps failing past the
 // retry window disables its endpoint with the reason; a redirect is not followed (a failure, retried);
-// an answer past 64 KB is cut short and still counts by its status.
+// an answer past 64 KB is cut short and still counts by its status. Without an enabled endpoint, a
+// wake-up reads the endpoints and nothing more.
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -43,6 +44,54 @@ afterAll(async () => {
 });
 
 describe('the webhook dispatcher', () => {
+  it('opens no transaction while no endpoint is enabled, and delivers once one is', async () => {
+    const own = tempDir();
+    const db = await openDatabase({ dataDir: own });
+    try {
+      let transactions = 0;
+      let reads = 0;
+      const counted = new Proxy(db.db, {
+        get(target, prop) {
+          if (prop === 'transaction') transactions++;
+          if (prop === 'selectFrom') reads++;
+          const value = Reflect.get(target, prop, target) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const deps = {
+        database: { ...db, db: counted } as Database,
+        clock: systemClock,
+        secrets: new SecretBox(Buffer.alloc(32, 1)),
+        cursors: new Cursors(Buffer.alloc(32, 2)),
+        policy: { allowLocal: true },
+      };
+      const dispatcher = new WebhookDispatcher(
+        {
+          ...deps,
+          settings: loadSettings({ LAUNCHPAD_DATA_DIR: own }),
+          onGrowth: () => async () => {},
+        } as never,
+        { pollMs: 10, retryBaseMs: 10, retryWindowMs: 60_000 },
+      );
+      dispatcher.start();
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        expect(reads).toBeGreaterThan(5);
+        expect(transactions).toBe(0);
+        const e = await createWebhook(deps, { url: `${base}/quiet`, keyId: 'k2', maxEndpoints: 10 });
+        await testWebhook(deps, { keyId: 'k2', id: e.id });
+        for (let i = 0; i < 100 && !hits.includes('/quiet'); i++) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await dispatcher.stop();
+      }
+      expect(hits).toContain('/quiet');
+      expect(transactions).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('disables an endpoint whose deliveries fail past the retry window; follows no redirect; reads at most 64 KB', async () => {
     const deps = {
       database,

@@ -154,8 +154,10 @@ export class WebhookDispatcher {
       do {
         this.again = false;
         try {
-          await this.enqueue();
-          while ((await this.deliverDue()) > 0 && !this.stopped) this.again = true;
+          // (No enabled endpoint, no delivery to make: a gateway without webhooks spends one read a
+          // wake-up, not a transaction, while the journal grows several times a second.)
+          if ((await this.enqueue()) > 0)
+            while ((await this.deliverDue()) > 0 && !this.stopped) this.again = true;
         } catch {
           // The database is away: the next poll tries again; nothing was marked done.
         }
@@ -165,15 +167,15 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Moves every enabled endpoint's journal position forward, queueing the events it takes. */
-  private async enqueue(): Promise<void> {
+  /** Queues each enabled endpoint's new events and moves its position on; returns the endpoints' count. */
+  private async enqueue(): Promise<number> {
     const db = this.deps.database.db;
     const endpoints = await db
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('disabled', '=', 0)
       .execute();
-    if (endpoints.length === 0) return;
+    if (endpoints.length === 0) return 0;
     const positions = await db.selectFrom('webhook_positions').selectAll().execute();
     const hw = await highWaters(this.deps);
     for (const e of endpoints) {
@@ -189,6 +191,7 @@ export class WebhookDispatcher {
         await this.enqueueChain(e, filter, chainId, n(at.seq), hw.get(chainId) ?? -1);
       }
     }
+    return endpoints.length;
   }
 
   private async enqueueChain(
