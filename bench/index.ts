@@ -5,7 +5,16 @@
 // the devnet's), then times the market refresh of every token. Baseline in the same run: a bare
 // `select 1` round trip, 8 concurrent.
 import { sql } from 'kysely';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -91,6 +100,20 @@ const PG_SETTINGS: Record<string, string> = {
     ]),
   ),
   fsync: 'on',
+  // BENCH_PG_LOG=<dir>: the server logs there every statement over 30 ms, each lock waited for over
+  // 10 ms (with the process holding it), autovacuum's work and checkpoints (a diagnosis, not as deployed).
+  ...(process.env.BENCH_PG_LOG
+    ? {
+        logging_collector: 'on',
+        log_directory: process.env.BENCH_PG_LOG,
+        log_min_duration_statement: '30',
+        log_lock_waits: 'on',
+        deadlock_timeout: '10ms',
+        log_autovacuum_min_duration: '0',
+        log_checkpoints: 'on',
+        log_line_prefix: '%m [%p] %b ',
+      }
+    : {}),
 };
 /** shared_buffers in bytes (the huge pages tuneHost reserves for them). */
 const SHARED_BUFFERS_BYTES = (() => {
@@ -360,6 +383,11 @@ export async function benchIndex() {
   if (existsSync(marker) && readFileSync(marker, 'utf8') !== wanted)
     rmSync(keep, { recursive: true, force: true });
   const host = tuneHost(SHARED_BUFFERS_BYTES);
+  // (The server runs as the postgres user when the bench runs as root: it must be able to write there.)
+  if (process.env.BENCH_PG_LOG) {
+    mkdirSync(process.env.BENCH_PG_LOG, { recursive: true });
+    chmodSync(process.env.BENCH_PG_LOG, 0o777);
+  }
   const cluster = await startPostgresCluster({ keep, settings: PG_SETTINGS, env: PG_ENV });
   const weighted = autogroupNice('self', MEASURING_NICE) && autogroupNice('self', 0);
   const pgSettings = Object.entries(PG_SETTINGS)
