@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/clock.ts';
 import { Cursors } from '../src/cursor.ts';
-import { WebhookDispatcher } from '../src/operations/webhookDispatcher.ts';
+import { type DispatcherOptions, WebhookDispatcher } from '../src/operations/webhookDispatcher.ts';
 import { createWebhook, getWebhook, listWebhookDeliveries, testWebhook } from '../src/operations/webhooks.ts';
 import { loadSettings } from '../src/settings.ts';
 import { type Database, openDatabase } from '../src/store/db.ts';
@@ -43,6 +43,26 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** What the webhook operations and the dispatcher need, on `db`. */
+const depsOf = (db: Database) => ({
+  database: db,
+  clock: systemClock,
+  secrets: new SecretBox(Buffer.alloc(32, 1)),
+  cursors: new Cursors(Buffer.alloc(32, 2)),
+  policy: { allowLocal: true },
+});
+
+/** A dispatcher on `deps` whose only wake-ups are its polls. */
+const dispatcherOf = (deps: ReturnType<typeof depsOf>, dataDir: string, options: DispatcherOptions) =>
+  new WebhookDispatcher(
+    {
+      ...deps,
+      settings: loadSettings({ LAUNCHPAD_DATA_DIR: dataDir }),
+      onGrowth: () => async () => {},
+    } as never,
+    options,
+  );
+
 describe('the webhook dispatcher', () => {
   it('opens no transaction while no endpoint is enabled, and delivers once one is', async () => {
     const own = tempDir();
@@ -58,21 +78,8 @@ describe('the webhook dispatcher', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const deps = {
-        database: { ...db, db: counted } as Database,
-        clock: systemClock,
-        secrets: new SecretBox(Buffer.alloc(32, 1)),
-        cursors: new Cursors(Buffer.alloc(32, 2)),
-        policy: { allowLocal: true },
-      };
-      const dispatcher = new WebhookDispatcher(
-        {
-          ...deps,
-          settings: loadSettings({ LAUNCHPAD_DATA_DIR: own }),
-          onGrowth: () => async () => {},
-        } as never,
-        { pollMs: 10, retryBaseMs: 10, retryWindowMs: 60_000 },
-      );
+      const deps = depsOf({ ...db, db: counted } as Database);
+      const dispatcher = dispatcherOf(deps, own, { pollMs: 10, retryBaseMs: 10, retryWindowMs: 60_000 });
       dispatcher.start();
       try {
         await new Promise((r) => setTimeout(r, 200));
@@ -93,25 +100,12 @@ describe('the webhook dispatcher', () => {
   });
 
   it('disables an endpoint whose deliveries fail past the retry window; follows no redirect; reads at most 64 KB', async () => {
-    const deps = {
-      database,
-      clock: systemClock,
-      secrets: new SecretBox(Buffer.alloc(32, 1)),
-      cursors: new Cursors(Buffer.alloc(32, 2)),
-      policy: { allowLocal: true },
-    };
+    const deps = depsOf(database);
     const make = (path: string) =>
       createWebhook(deps, { url: `${base}${path}`, keyId: 'k1', maxEndpoints: 10 });
     const [failing, redirecting, big] = await Promise.all([make('/fail'), make('/redirect'), make('/big')]);
     for (const e of [failing, redirecting, big]) await testWebhook(deps, { keyId: 'k1', id: e.id });
-    const dispatcher = new WebhookDispatcher(
-      {
-        ...deps,
-        settings: loadSettings({ LAUNCHPAD_DATA_DIR: dir }),
-        onGrowth: () => async () => {},
-      } as never,
-      { pollMs: 20, retryBaseMs: 10, retryWindowMs: 300 },
-    );
+    const dispatcher = dispatcherOf(deps, dir, { pollMs: 20, retryBaseMs: 10, retryWindowMs: 300 });
     dispatcher.start();
     try {
       for (let i = 0; i < 300 && !(await getWebhook(deps, { keyId: 'k1', id: failing.id })).disabled; i++)
