@@ -8,20 +8,53 @@
 import type { Database } from './db.ts';
 import { onCommitted } from './wakeups.ts';
 
-interface Copy {
+/** A value kept a moment (a copy, a shared page). */
+export interface Kept<T = unknown> {
   /** When its read started (so a read that uses it has seen what it reports, or more). */
   at: number;
-  value: Promise<unknown>;
+  value: Promise<T>;
   renewing?: boolean;
 }
 
-const copies = new WeakMap<Database, Map<string, Copy>>();
+/**
+ * What `read` gives, from `kept`'s entry `key` when it is at most `ms` old: past half of that, the entry
+ * serves and a new one is read meanwhile, put in its place (`put`) once read unless the entry is gone by
+ * then (replaced, or dropped with what this process's commits drop). A new entry is put before its read
+ * ends, so that callers meanwhile share it; a failed read is not kept.
+ */
+export function readKept<T>(
+  kept: Map<string, Kept<T>>,
+  key: string,
+  ms: number,
+  read: () => Promise<T>,
+  put: (entry: Kept<T>) => void = (entry) => kept.set(key, entry),
+): Promise<T> {
+  const now = performance.now();
+  const entry = kept.get(key);
+  if (entry && now - entry.at <= ms) {
+    if (now - entry.at > ms / 2 && !entry.renewing) {
+      entry.renewing = true;
+      const next: Kept<T> = { at: now, value: read() };
+      next.value.then(
+        () => kept.get(key) === entry && put(next),
+        () => (entry.renewing = false),
+      );
+    }
+    return entry.value;
+  }
+  const made: Kept<T> = { at: now, value: read() };
+  put(made);
+  made.value.catch(() => kept.get(key) === made && kept.delete(key));
+  return made.value;
+}
+
+const copies = new WeakMap<Database, Map<string, Kept>>();
 
 /** The copies kept of `database` (dropped at each commit of this process's indexer). */
-function keptOf(database: Database): Map<string, Copy> {
+function keptOf(database: Database): Map<string, Kept> {
   let kept = copies.get(database);
   if (!kept) {
-    const made = new Map<string, Copy>();
+    const made = new Map<string, Kept>();
     onCommitted(database, () => made.clear());
     copies.set(database, made);
     kept = made;
@@ -36,24 +69,5 @@ export function recentCopy<T>(
   ms: number,
   read: () => Promise<T>,
 ): Promise<T> {
-  const kept = keptOf(database);
-  const now = performance.now();
-  const copy = kept.get(name);
-  if (copy && now - copy.at <= ms) {
-    if (now - copy.at > ms / 2 && !copy.renewing) {
-      copy.renewing = true;
-      const next: Copy = { at: now, value: read() };
-      // Kept once read, unless the copy it renews is gone meanwhile: replaced, or dropped by a commit
-      // of this process (which the new copy may not have seen).
-      next.value.then(
-        () => kept.get(name) === copy && kept.set(name, next),
-        () => (copy.renewing = false),
-      );
-    }
-    return copy.value as Promise<T>;
-  }
-  const made: Copy = { at: now, value: read() };
-  kept.set(name, made);
-  made.value.catch(() => kept.get(name) === made && kept.delete(name));
-  return made.value as Promise<T>;
+  return readKept(keptOf(database) as Map<string, Kept<T>>, name, ms, read);
 }
