@@ -14,6 +14,7 @@ import {
   type Hex,
   hexToString,
   keccak256,
+  numberToHex,
   parseAbi,
   stringToHex,
   toEventSelector,
@@ -1070,14 +1071,20 @@ describe('several indexers on one PostgreSQL database', () => {
  * A proxy in front of the devnet node: each answer's text passes through `rewrite`, with the request
  * (a JSON-RPC batch or call) it answers.
  */
-async function nodeProxy(rewrite: (asked: unknown, answer: string) => string | Promise<string>) {
+async function nodeProxy(
+  rewrite: (asked: unknown, answer: string) => string | Promise<string>,
+  before?: (asked: unknown) => Promise<void>,
+) {
   const upstream = base.chain.rpc_url;
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      Promise.resolve(before?.(JSON.parse(body.toString())))
+        .then(() =>
+          fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+        )
         .then((r) => r.text())
         .then(async (text) => {
           const answer = await rewrite(JSON.parse(body.toString()), text);
@@ -1100,6 +1107,7 @@ async function ownIndex(
   onError?: (err: unknown) => void,
   before?: (database: Awaited<ReturnType<typeof openDatabase>>) => Promise<void>,
   timeoutMs = 5000,
+  recheckMs?: number,
 ) {
   await indexed();
   const dir = mkdtempSync(join(tmpdir(), 'launchpad-own-index-'));
@@ -1113,6 +1121,7 @@ async function ownIndex(
     pollMs: 20,
     marketRefreshMs: 60_000,
     onError,
+    recheckMs,
   });
   const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
   for (const end = Date.now() + 60_000; Date.now() < end;) {
@@ -1214,12 +1223,14 @@ describe('a chain with more launch tokens than a request can name', () => {
   });
 });
 
+/** The topic of PoolManager's Swap event. */
+const SWAP_TOPIC = '0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f';
+
 describe('reads of one range that disagree', () => {
   it('indexes nothing of the range until they agree: swaps seen on another fork, a missing transaction', async () => {
     // The first transactions the proxy passes on are missing (as from a node behind the one that sent the
     // logs); then the next two answers for the range's swaps put them in blocks of another fork (as if
     // a reorg came between that read and the range's other logs).
-    const swapTopic = '0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f';
     const otherFork = `0x${'ee'.repeat(32)}`;
     let forked = 2;
     let missing = 1;
@@ -1230,7 +1241,7 @@ describe('reads of one range that disagree', () => {
       const request = (a: { id: number }) => batch[a.id];
       const swaps = answers.filter((a) => {
         const filter = request(a)?.params?.[0] as { topics?: string[][] } | undefined;
-        return request(a)?.method === 'eth_getLogs' && filter?.topics?.[0]?.[0] === swapTopic;
+        return request(a)?.method === 'eth_getLogs' && filter?.topics?.[0]?.[0] === SWAP_TOPIC;
       });
       const txs = answers.filter((a) => request(a)?.method === 'eth_getTransactionByHash');
       if (txs.length > 0 && missing > 0) {
@@ -1266,6 +1277,150 @@ describe('reads of one range that disagree', () => {
         .where('chain_id', '=', 8453)
         .execute();
       expect(kept.map((b) => b.hash)).not.toContain(otherFork);
+    } finally {
+      await own.stop();
+      proxy.close();
+    }
+  });
+});
+
+describe('a reorg while a range is read', () => {
+  it("keeps nothing of the fork the node left: the range's swaps read before it, its other logs after", async () => {
+    const request = (method: string, params: unknown[] = []) =>
+      base.client.request({ method, params } as never) as Promise<unknown>;
+    const { token } = await base.launch(base.account(2), { name: 'Torn Range', symbol: 'TORN' });
+    await base.advance(21);
+    const key = launchPoolKey(token, zeroAddress, 200, base.current.hook);
+    const snapshot = (await request('evm_snapshot')) as string;
+    const orphans: string[] = [];
+    for (let i = 0; i < 3; i++)
+      orphans.push((await base.swap(base.account(3), key, zeroAddress, 10n ** 15n)).transactionHash);
+    await request('anvil_mine', ['0x3']); // (the range's end is then a block without logs)
+    const first = Number((await base.client.getTransactionReceipt({ hash: orphans[0] as Hex })).blockNumber);
+    // The proxy passes the swaps of a range holding the orphans' blocks, and their senders. The range's
+    // other logs are asked for after that: before they are read, the node goes back to the snapshot and
+    // mines past the range, as a reorg to another fork.
+    const batch = (asked: unknown) => (Array.isArray(asked) ? asked : [asked]) as LogsRequest[];
+    const covers = (asked: unknown, swaps: boolean) =>
+      batch(asked).some((r) => {
+        const f = r.params?.[0] as { fromBlock?: string; toBlock?: string; topics?: string[][] } | undefined;
+        const isSwaps = f?.topics?.[0]?.[0] === SWAP_TOPIC;
+        return (
+          r.method === 'eth_getLogs' &&
+          isSwaps === swaps &&
+          Number(f?.fromBlock) <= first &&
+          Number(f?.toBlock) >= first
+        );
+      });
+    let stage: 'swaps' | 'senders' | 'reorg' | 'done' = 'swaps';
+    let sendersCame = () => {};
+    const senders = new Promise<void>((r) => (sendersCame = r));
+    const proxy = await nodeProxy(
+      (asked, text) => {
+        if (stage === 'senders' && batch(asked).some((r) => r.method === 'eth_getTransactionByHash')) {
+          stage = 'reorg';
+          sendersCame();
+        }
+        return text;
+      },
+      async (asked) => {
+        if (stage === 'swaps' && covers(asked, true)) stage = 'senders';
+        else if ((stage === 'senders' || stage === 'reorg') && covers(asked, false)) {
+          await senders;
+          const to = Number(batch(asked).find((r) => r.method === 'eth_getLogs')?.params?.[0]?.toBlock);
+          await request('evm_revert', [snapshot]);
+          const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
+          await request('anvil_mine', [`0x${(to + 1 - head).toString(16)}`]);
+          stage = 'done';
+        }
+      },
+    );
+    const own = await ownIndex(proxy.url);
+    try {
+      expect(stage).toBe('done');
+      // Once it has indexed the new head: none of the orphans, and every kept block hash is the chain's.
+      const head = Number(await base.client.getBlockNumber({ cacheTime: 0 }));
+      const state = () =>
+        own.database.db.selectFrom('index_state').select('indexed_through').executeTakeFirst();
+      for (
+        const end = Date.now() + 10_000;
+        Date.now() < end && Number((await state())?.indexed_through) < head;
+      )
+        await new Promise((r) => setTimeout(r, 20));
+      expect(Number((await state())?.indexed_through)).toBeGreaterThanOrEqual(head);
+      const kept = await own.database.db
+        .selectFrom('trades')
+        .select('tx_hash')
+        .where('chain_id', '=', 8453)
+        .execute();
+      for (const hash of orphans) expect(kept.map((t) => t.tx_hash)).not.toContain(hash);
+      const blocks = await own.database.db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash'])
+        .where('chain_id', '=', 8453)
+        .where('number', '>=', first - 1)
+        .execute();
+      expect(blocks.length).toBeGreaterThan(0);
+      for (const b of blocks)
+        expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
+    } finally {
+      await own.stop();
+      proxy.close();
+    }
+  });
+});
+
+describe('a node that answers a range from a fork it left', () => {
+  it('finds the fork at the next recheck of the kept blocks, and indexes the chain again from below it', async () => {
+    // Every log of one block comes with another fork's hash, once (as from a node behind a balancer still
+    // on a fork its peers left): the range's end is the chain's, so no read of a range sees it.
+    const { token } = await base.launch(base.account(2), { name: 'Stale Peer', symbol: 'STALE' });
+    await base.advance(21);
+    const key = launchPoolKey(token, zeroAddress, 200, base.current.hook);
+    const swap = await base.swap(base.account(3), key, zeroAddress, 10n ** 15n);
+    await base.client.request({ method: 'anvil_mine', params: ['0x3'] } as never);
+    const forged = numberToHex(swap.blockNumber);
+    const otherFork = `0x${'dd'.repeat(32)}`;
+    const left = new Set(['swaps', 'rest', 'token']);
+    const proxy = await nodeProxy((asked, text) => {
+      const requests = (Array.isArray(asked) ? asked : [asked]) as LogsRequest[];
+      const answers = JSON.parse(text) as { id: number; result: unknown }[];
+      if (!Array.isArray(answers)) return text;
+      for (const a of answers) {
+        const r = requests.find((q) => (q as { id?: number }).id === a.id);
+        const filter = r?.params?.[0] as { topics?: string[][]; address?: string[] } | undefined;
+        if (r?.method !== 'eth_getLogs' || !Array.isArray(a.result)) continue;
+        const logs = a.result as { blockNumber: string; blockHash: string }[];
+        if (!logs.some((l) => l.blockNumber === forged)) continue;
+        const kind =
+          filter?.topics?.[0]?.[0] === SWAP_TOPIC
+            ? 'swaps'
+            : filter?.address?.some((a) => a.toLowerCase() === token.toLowerCase())
+              ? 'token'
+              : 'rest';
+        if (!left.delete(kind)) continue;
+        for (const l of logs) if (l.blockNumber === forged) l.blockHash = otherFork;
+      }
+      return JSON.stringify(answers);
+    });
+    const own = await ownIndex(proxy.url, undefined, undefined, undefined, 200);
+    try {
+      expect([...left]).toEqual([]);
+      const kept = () =>
+        own.database.db.selectFrom('index_blocks').select('hash').where('chain_id', '=', 8453).execute();
+      for (const end = Date.now() + 10_000; Date.now() < end;) {
+        if (!(await kept()).some((b) => b.hash === otherFork)) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await kept()).map((b) => b.hash)).not.toContain(otherFork);
+      // Then the same trades, traders and block hashes as the gateway's own index.
+      const theirs = await own.trades(env.gw.database);
+      for (const end = Date.now() + 10_000; Date.now() < end;) {
+        if (JSON.stringify(await own.trades(own.database)) === JSON.stringify(theirs)) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await own.trades(own.database)).toEqual(theirs);
+      expect(theirs.map((t) => t.tx_hash)).toContain(swap.transactionHash);
     } finally {
       await own.stop();
       proxy.close();

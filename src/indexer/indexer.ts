@@ -24,7 +24,6 @@ import {
   MAX_ANSWER_BYTES,
   type RpcEndpoint,
   type RpcRequest,
-  resultsOf,
   UpstreamFailure,
 } from '../chain/rpc.ts';
 import type { ChainId } from '../launchpad/chains.ts';
@@ -179,6 +178,8 @@ const tooBusy = (blocks: number, swaps: number) => blocks > 1 && swaps > RANGE_L
 const ADDRESS_LIST = 2_000;
 /** Block hashes kept for reorg checks (older ones are final enough). */
 const KEEP_BLOCKS = 1_000;
+/** How often the most recent kept blocks are checked against the node even when no read saw a reorg. */
+const RECHECK_MS = 10_000;
 
 interface Log {
   address: Address;
@@ -359,9 +360,10 @@ function tradeRows(chainId: ChainId, decoded: Decoded[], swaps: Decoded[], pools
 /** What the node answered for a range (see `readRange`). */
 interface RangeRead {
   head: number;
-  /** The hash of the block before the range (null: the node has none), when it was asked for. */
-  parent?: Hex | null;
+  /** The hash of the block before the range (null: the node has none). */
+  parent: Hex | null;
   rest?: Log[];
+  /** The range's end block, read before its logs. */
   toBlock?: { hash: Hex } | null;
   swaps?: ReturnType<ChainIndexer['swaps']>;
   /** The range's token events from every contract, when the chain has too many tokens to name them. */
@@ -482,6 +484,8 @@ export class ChainIndexer {
   private ahead?: { from: number; to: number; read: Promise<RangeRead> };
   /** The last block this indexer wrote (or found kept and canonical), and its hash (see `step`). */
   private last?: { number: number; hash: string };
+  /** When the kept blocks were last checked against the node (see `undoReorg`). */
+  private checked = -Infinity;
   /**
    * Whether the chain has more launch tokens than ADDRESS_LIST: their events are then asked for by topic
    * alone, with the range's other logs (so read ahead with them). Once true it stays so (a reorg removes
@@ -494,6 +498,7 @@ export class ChainIndexer {
     private readonly endpoint: RpcEndpoint,
     private readonly database: Database,
     private readonly deployments: Deployments,
+    private readonly recheckMs = RECHECK_MS,
   ) {}
 
   /** Where this chain's data comes from (for the market refresh). */
@@ -538,14 +543,17 @@ export class ChainIndexer {
   private async step(): Promise<number> {
     if (this.suites.length === 0) return 0;
     let through = await this.indexedThrough();
-    // The blocks kept for reorgs are checked against the node only when this indexer does not know the
-    // last block written: otherwise each range's read carries the hash of the block before it, which is
-    // that block's if no reorg came (a block's hash covers its parent's, so every block below it too).
-    // (Asked for at each tick, the kept blocks were a batch of 64 block reads a range for the node.)
+    // The blocks kept for reorgs are checked against the node when this indexer does not know the last
+    // block written, and every `recheckMs`: otherwise each range's read carries the hash of the block
+    // before it, which is that block's if no reorg came (a block's hash covers its parent's, so every
+    // block below it too). (Asked for at each tick, the kept blocks were a batch of 64 block reads a range
+    // for the node.) The recheck mends what no range's read can see: a node behind a balancer that
+    // answered a range from a fork its peers left.
+    if (performance.now() - this.checked >= this.recheckMs) this.last = undefined;
     if (this.last?.number !== through) through = await this.undoReorg(through);
     // A block is indexed from the tick after the one that first saw it as the head: a node can report a
     // new head a moment before its logs can be queried, and a block indexed without them would stay so.
-    // So the range is known before this tick's head, which is asked for in the same batch as its logs.
+    // So the range is known before this tick's head, which is asked for with the range's end.
     // A range read ahead while the previous one was written is taken if it starts here.
     const ahead = this.ahead?.from === through ? this.ahead : undefined;
     this.ahead = undefined;
@@ -555,14 +563,15 @@ export class ChainIndexer {
     const { head, parent, rest, toBlock, swaps, tokenEvents } = await (ahead?.read ??
       this.readRange(through, to, to - through > this.proven));
     this.seenHead = head;
-    // The chain moved under the last block written: the next tick finds the fork from the kept blocks.
-    if (this.last && parent !== undefined && parent !== this.last.hash) {
+    // The chain moved under the last block written (or while its range's logs were read): the next tick
+    // finds the fork from the kept blocks.
+    if (this.last && parent !== this.last.hash) {
       this.last = undefined;
       return 0;
     }
     // A node now behind the range (a reorg to a shorter chain, or another node behind a balancer): its
     // answers for the range are not used, and the next tick asks again up to the head it reports.
-    if (!swaps || head < to) return 0;
+    if (!swaps || !toBlock) return 0;
     const swapLogs = await swaps.logs;
     // A burst: the range is read again (its other logs were not asked for, or are dropped), through the
     // block before its swaps pass a quarter of RANGE_LOGS (each brings several other logs), at least one.
@@ -571,19 +580,12 @@ export class ChainIndexer {
       this.span = Math.max(1, cut - 1 - through);
       return 0;
     }
-    if (!toBlock || (await swaps.head) < to) return 0;
-    const logs = [...(rest ?? []), ...swapLogs];
+    if (!rest || (await swaps.head) < to) return 0;
+    const logs = [...rest, ...swapLogs];
     // The swaps and the other logs come from two requests, which may straddle a reorg: a block seen
     // with two hashes has the range read again at the next tick.
     if (forked(logs, to, toBlock.hash)) return 0;
     const span = nextSpan(this.span, to - through, logs.length);
-    // The next range (up to the head seen before this tick, as above) is read while this one is
-    // written: the node's time and the database's overlap, two ranges in memory at most.
-    const nextTo = Math.min(previousHead, to + span);
-    if (nextTo > to) {
-      this.ahead = { from: to, to: nextTo, read: this.readRange(to, nextTo, nextTo - to > to - through) };
-      this.ahead.read.catch(() => {}); // awaited by the next tick, or dropped
-    }
     // Transfers of launch tokens: those known before this range and those launched in it.
     const known = this.manyTokens
       ? []
@@ -600,6 +602,15 @@ export class ChainIndexer {
       ? this.launchTokenLogs(tokenEvents ?? this.tokenEvents(through + 1, to), launchedNow)
       : this.tokenLogs(through + 1, to, [...new Set([...known.map((t) => t.address), ...launchedNow])]);
     tokenLogs.catch(() => {}); // awaited in apply; this only keeps an early failure from going unhandled
+    // The next range (up to the head seen before this tick, as above) is read while this one is
+    // written: the node's time and the database's overlap, two ranges in memory at most. Its first
+    // request, which checks this range's end again, waits for this range's last logs.
+    const nextTo = Math.min(previousHead, to + span);
+    if (nextTo > to) {
+      const read = this.readRange(to, nextTo, nextTo - to > to - through, tokenLogs);
+      this.ahead = { from: to, to: nextTo, read };
+      read.catch(() => {}); // awaited by the next tick, or dropped
+    }
     await this.apply(logs, to, toBlock.hash, tokenLogs, swaps.senders);
     this.last = { number: to, hash: toBlock.hash };
     this.span = span;
@@ -609,15 +620,25 @@ export class ChainIndexer {
   }
 
   /**
-   * The node's head, and the logs of blocks through+1..to (when there are any): the swaps (with their
-   * senders, asked for as soon as they come), the suites' other logs and the range's end block. With
-   * `swapsFirst` (a range longer than the last one indexed, after a quiet stretch grew it), the other
-   * logs are asked for once the swaps came, and not at all when they show a burst (`tooBusy`): a node
-   * without a cap on an answer's logs builds the whole answer before it sends any of it, so that a range
-   * grown into a burst kept it busy for longer than the time-out (bench: 640k logs for 64 blocks, 5 s
-   * lost and then its rebuilding), where the burst's swaps alone are an eighth of them.
+   * The node's head, the hashes of the blocks before the range and at its end, and then the logs of
+   * blocks through+1..to (when there are any): the swaps (with their senders, asked for as soon as they
+   * come), the suites' other logs. The end's hash is read before any log, and the next range's read asks
+   * for it again (its `parent`) once every log of this one came (see `after`): the same hash both times,
+   * no reorg reached the range while its logs were read, whatever order a node served them in (a log
+   * read from a fork the node left is otherwise invisible when its block has no other log of the range).
+   * With `swapsFirst` (a range longer than the last one indexed, after a quiet stretch grew it), the
+   * other logs are asked for once the swaps came, and not at all when they show a burst (`tooBusy`): a
+   * node without a cap on an answer's logs builds the whole answer before it sends any of it, so that a
+   * range grown into a burst kept it busy for longer than the time-out (bench: 640k logs for 64 blocks,
+   * 5 s lost and then its rebuilding), where the burst's swaps alone are an eighth of them.
    */
-  private async readRange(through: number, to: number, swapsFirst: boolean): Promise<RangeRead> {
+  private async readRange(
+    through: number,
+    to: number,
+    swapsFirst: boolean,
+    after?: Promise<unknown>,
+  ): Promise<RangeRead> {
+    await after?.catch(() => {});
     const c = this.suites.map((s) => s.contracts);
     const addresses = [
       ...new Set(
@@ -633,43 +654,44 @@ export class ChainIndexer {
     );
     const range =
       to > through ? { fromBlock: numberToHex(through + 1), toBlock: numberToHex(to) } : undefined;
-    // The range's swaps come alone and first: their transactions (the traders) are its
-    // largest read, and they are asked for while the rest of its logs come.
-    const limit = answerLimit(to - through);
-    const swaps = range ? this.swaps(range, [...poolManagers], limit, to - through) : undefined;
-    if (swaps && swapsFirst && tooBusy(to - through, (await swaps.logs).length))
-      return { head: await swaps.head, swaps };
-    const tokenEvents = range && this.manyTokens ? this.tokenEvents(through + 1, to) : undefined;
-    tokenEvents?.catch(() => {}); // awaited in apply, or dropped with the range
-    const requests: RpcRequest[] = [
+    const ends: RpcRequest[] = [
       { method: 'eth_blockNumber', params: [] },
       // The block before the range, whose hash says whether the chain below it is still the one written.
       { method: 'eth_getBlockByNumber', params: [numberToHex(Math.max(0, through)), false] },
-      ...(range
-        ? [
-            {
-              method: 'eth_getLogs',
-              params: [
-                {
-                  ...range,
-                  address: addresses.filter((a) => !poolManagers.has(a)),
-                  topics: [TOPICS.filter((t) => t !== SWAP_TOPIC)],
-                },
-              ],
-            },
-            { method: 'eth_getBlockByNumber', params: [numberToHex(to), false] },
-          ]
-        : []),
+      ...(range ? [{ method: 'eth_getBlockByNumber', params: [numberToHex(to), false] }] : []),
     ];
-    const answers = await this.endpoint.batch(requests, limit);
-    const [headHex, below] = resultsOf(requests.slice(0, 2), answers.slice(0, 2)) as [
+    const [headHex, below, toBlock] = (await this.endpoint.batchResults(ends)) as [
       Hex,
       { hash: Hex } | null,
+      { hash: Hex } | null | undefined,
     ];
     const head = Number(BigInt(headHex));
     const parent = below?.hash ?? null;
-    if (!swaps || head < to) return { head, parent, swaps };
-    const [rest, toBlock] = resultsOf(requests.slice(2), answers.slice(2)) as [Log[], { hash: Hex } | null];
+    if (!range || !toBlock || head < to) return { head, parent };
+    // The range's swaps come alone and first: their transactions (the traders) are its
+    // largest read, and they are asked for while the rest of its logs come.
+    const limit = answerLimit(to - through);
+    const swaps = this.swaps(range, [...poolManagers], limit, to - through);
+    if (swapsFirst && tooBusy(to - through, (await swaps.logs).length))
+      return { head, parent, toBlock, swaps };
+    const tokenEvents = this.manyTokens ? this.tokenEvents(through + 1, to) : undefined;
+    tokenEvents?.catch(() => {}); // awaited in apply, or dropped with the range
+    const requests: RpcRequest[] = [
+      // (The node answering has the range: one behind a balancer would leave its logs out.)
+      { method: 'eth_blockNumber', params: [] },
+      {
+        method: 'eth_getLogs',
+        params: [
+          {
+            ...range,
+            address: addresses.filter((a) => !poolManagers.has(a)),
+            topics: [TOPICS.filter((t) => t !== SWAP_TOPIC)],
+          },
+        ],
+      },
+    ];
+    const [restHead, rest] = (await this.endpoint.batchResults(requests, limit)) as [Hex, Log[]];
+    if (Number(BigInt(restHead)) < to) return { head, parent, swaps };
     return { head, parent, rest, toBlock, swaps, tokenEvents };
   }
 
@@ -788,13 +810,16 @@ export class ChainIndexer {
       .limit(64)
       .execute();
     if (stored.length === 0) return through;
-    const onChain = await this.endpoint.batch(
+    // (A read the node failed throws: that is no fork, and the check is made again at the next tick.)
+    const onChain = await this.endpoint.batchResults<{ hash: string } | null>(
       stored.map((b) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(num(b.number)), false] })),
     );
-    const keep = stored.findIndex((b, i) => {
-      const a = onChain[i];
-      return a?.ok && (a.result as { hash?: string } | null)?.hash === b.hash;
-    });
+    this.checked = performance.now();
+    // Below the lowest kept block the node does not have: one that matches above it was written from two
+    // forks' reads (see the recheck in `step`), and its hash alone says nothing of the blocks below.
+    const differs = stored.map((b, i) => onChain[i]?.hash !== b.hash);
+    const lowest = differs.lastIndexOf(true);
+    const keep = lowest === -1 ? 0 : lowest + 1 < stored.length ? lowest + 1 : -1;
     if (keep === 0) {
       const top = stored[0] as { number: number | string; hash: string };
       if (num(top.number) === through) this.last = { number: through, hash: top.hash };
@@ -920,24 +945,27 @@ export class ChainIndexer {
     // to logs (execution-apis, 2025). Only a block whose logs lack it is fetched, without transactions.
     const blockInfo = new Map<Hex, { timestamp: number; hash: Hex }>();
     const asked = new Set<Hex>();
-    /** The blocks of `list` whose time is not known yet nor asked for (and now marked as asked). */
+    /** A log of each block of `list` whose time is not known yet nor asked for (now marked as asked). */
     const untimed = (list: Log[]) => {
-      const missing: Hex[] = [];
+      const missing: Log[] = [];
       for (const l of list) {
         if (blockInfo.has(l.blockNumber) || asked.has(l.blockNumber)) continue;
         if (l.blockTimestamp === undefined) {
           asked.add(l.blockNumber);
-          missing.push(l.blockNumber);
+          missing.push(l);
         } else blockInfo.set(l.blockNumber, { timestamp: Number(l.blockTimestamp), hash: l.blockHash });
       }
       return missing;
     };
     const timeOf = (log: Log) => blockInfo.get(log.blockNumber)?.timestamp ?? 0;
-    const getBlock = (b: Hex) => ({ method: 'eth_getBlockByNumber', params: [b, false] });
-    const setBlocks = (blocks: Hex[], answers: unknown[]) =>
+    // By hash: the block of the log, not the one a reorg may have put at its number since.
+    const getBlock = (l: Log) => ({ method: 'eth_getBlockByHash', params: [l.blockHash, false] });
+    const setBlocks = (blocks: Log[], answers: unknown[]) =>
       answers.forEach((answer, i) => {
-        const block = answer as { timestamp: Hex; hash: Hex };
-        blockInfo.set(blocks[i] as Hex, { timestamp: Number(BigInt(block.timestamp)), hash: block.hash });
+        const { blockNumber, blockHash } = blocks[i] as Log;
+        const block = answer as { timestamp: Hex } | null;
+        if (!block) throw new Error(`the node has no block ${blockHash}, the block of logs it sent`);
+        blockInfo.set(blockNumber, { timestamp: Number(BigInt(block.timestamp)), hash: blockHash });
       });
     const blocks = untimed(logs);
     // What the range needs from the node is asked for first, from the raw logs (event topics), and the
@@ -1350,11 +1378,13 @@ export function startIndexer(opts: {
   marketRefreshMs: number;
   /** Journal rows kept per chain (older ones are pruned once caught up); default 500,000. */
   eventsRetain?: number;
+  /** How often the kept blocks are checked against the node besides reorgs seen (default RECHECK_MS). */
+  recheckMs?: number;
   onError?: (err: unknown) => void;
 }): { indexers: ChainIndexer[]; stop(): Promise<void> } {
   const indexers = opts.chainIds.flatMap((id) => {
     const endpoint = opts.chains.endpoints(id)[0];
-    return endpoint ? [new ChainIndexer(id, endpoint, opts.database, opts.deployments)] : [];
+    return endpoint ? [new ChainIndexer(id, endpoint, opts.database, opts.deployments, opts.recheckMs)] : [];
   });
   let stopped = false;
   const pause = () => new Promise((r) => setTimeout(r, opts.pollMs));
