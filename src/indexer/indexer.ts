@@ -2,8 +2,8 @@
 // (Trade, FeeComponentCredited), registry (AnnouncementPosted), escrow (Credited, Claimed), the PoolManager (Swap) and the
 // launch tokens (Transfer, metadata updates) from the suites' first block, in block ranges, then the
 // head. Reorg-safe: the hash of every indexed block with events (and of each range end) is kept;
-// when the chain no longer has the last indexed block, rows above the highest block still on the chain
-// are deleted and that range is indexed again.
+// when the chain no longer has one of them, rows above the highest kept block below it that the chain
+// still has are deleted and those blocks are indexed again.
 import {
   type Abi,
   type AbiEvent,
