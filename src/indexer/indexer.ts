@@ -484,8 +484,9 @@ export class ChainIndexer {
   private ahead?: { from: number; to: number; read: Promise<RangeRead> };
   /** The last block this indexer wrote (or found kept and canonical), and its hash (see `step`). */
   private last?: { number: number; hash: string };
-  /** When the kept blocks were last checked against the node (see `undoReorg`). */
+  /** When the kept blocks were last checked against the node, and the highest one it found (`undoReorg`). */
   private checked = -Infinity;
+  private checkedThrough = -1;
   /**
    * Whether the chain has more launch tokens than ADDRESS_LIST: their events are then asked for by topic
    * alone, with the range's other logs (so read ahead with them). Once true it stays so (a reorg removes
@@ -799,19 +800,25 @@ export class ChainIndexer {
 
   /**
    * The highest indexed block still on the chain; rows above it are deleted. With no reorg, that block
-   * becomes the last one known (`last`), which the next ranges' reads check.
+   * becomes the last one known (`last`), which the next ranges' reads check. The kept blocks checked are
+   * the 64 newest and every one written since the last check (a busy chain may have written hundreds).
    */
   private async undoReorg(through: number): Promise<number> {
-    const stored = await this.database.db
-      .selectFrom('index_blocks')
-      .select(['number', 'hash'])
-      .where('chain_id', '=', this.chainId)
-      .orderBy('number', 'desc')
-      .limit(64)
-      .execute();
-    if (stored.length === 0) return through;
+    const stored = (
+      await this.database.db
+        .selectFrom('index_blocks')
+        .select(['number', 'hash'])
+        .where('chain_id', '=', this.chainId)
+        .orderBy('number', 'desc')
+        .limit(KEEP_BLOCKS)
+        .execute()
+    ).filter((b, i) => i < 64 || num(b.number) > this.checkedThrough);
+    if (stored.length === 0) {
+      this.checked = performance.now();
+      return through;
+    }
     // (A read the node failed throws: that is no fork, and the check is made again at the next tick.)
-    const onChain = await this.endpoint.batchResults<{ hash: string } | null>(
+    const onChain = await this.endpoint.batchResultsInChunks<{ hash: string } | null>(
       stored.map((b) => ({ method: 'eth_getBlockByNumber', params: [numberToHex(num(b.number)), false] })),
     );
     this.checked = performance.now();
@@ -822,6 +829,7 @@ export class ChainIndexer {
     const keep = lowest === -1 ? 0 : lowest + 1 < stored.length ? lowest + 1 : -1;
     if (keep === 0) {
       const top = stored[0] as { number: number | string; hash: string };
+      this.checkedThrough = num(top.number);
       if (num(top.number) === through) this.last = { number: through, hash: top.hash };
       return through;
     }
@@ -912,6 +920,7 @@ export class ChainIndexer {
         .execute();
     });
     announceCommitted(this.database, this.chainId);
+    this.checkedThrough = fork;
     return fork;
   }
 
