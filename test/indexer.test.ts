@@ -1098,6 +1098,19 @@ async function nodeProxy(
   return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, close: () => proxy.close() };
 }
 
+/** Expects every block hash `database` keeps for reorg checks (from block `from`) to be the chain's; their count. */
+async function expectKeptOnChain(database: Awaited<ReturnType<typeof openDatabase>>, from = 0) {
+  const kept = await database.db
+    .selectFrom('index_blocks')
+    .select(['number', 'hash'])
+    .where('chain_id', '=', 8453)
+    .where('number', '>=', from)
+    .execute();
+  for (const b of kept)
+    expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
+  return kept.length;
+}
+
 /**
  * An index of its own (SQLite in a temp dir) following the node at `url`, once it has indexed the head
  * of the devnet as it is now; `stop` ends it and removes its files.
@@ -1159,14 +1172,7 @@ describe('a node whose logs carry no blockTimestamp', () => {
       expect(theirs.length).toBeGreaterThan(3);
       expect(await own.trades(own.database)).toEqual(theirs);
       // Every block hash kept for reorg checks is the chain's.
-      const kept = await own.database.db
-        .selectFrom('index_blocks')
-        .select(['number', 'hash'])
-        .where('chain_id', '=', 8453)
-        .execute();
-      expect(kept.length).toBeGreaterThan(3);
-      for (const b of kept)
-        expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
+      expect(await expectKeptOnChain(own.database)).toBeGreaterThan(3);
     } finally {
       await own.stop();
       proxy.close();
@@ -1354,15 +1360,7 @@ describe('a reorg while a range is read', () => {
         .where('chain_id', '=', 8453)
         .execute();
       for (const hash of orphans) expect(kept.map((t) => t.tx_hash)).not.toContain(hash);
-      const blocks = await own.database.db
-        .selectFrom('index_blocks')
-        .select(['number', 'hash'])
-        .where('chain_id', '=', 8453)
-        .where('number', '>=', first - 1)
-        .execute();
-      expect(blocks.length).toBeGreaterThan(0);
-      for (const b of blocks)
-        expect((await base.client.getBlock({ blockNumber: BigInt(b.number) })).hash).toBe(b.hash);
+      expect(await expectKeptOnChain(own.database, first - 1)).toBeGreaterThan(0);
     } finally {
       await own.stop();
       proxy.close();

@@ -5,13 +5,13 @@
 // as the indexed_through each carries (another process's commits show within it). A failed read is not
 // shared.
 import type { Database } from '../store/db.ts';
-import { type Kept, readKept } from '../store/recentCopies.ts';
-import { onCommitted } from '../store/wakeups.ts';
+import { type Kept, keptPerDatabase, readKept } from '../store/recentCopies.ts';
 
 /** Shared pages kept per database at most (the oldest go first). */
 const MAX_PAGES = 200;
 
-const shared = new WeakMap<Database, Map<string, Kept>>();
+/** The pages shared of each database. */
+const pagesOf = keptPerDatabase();
 
 /** The page `read` gives, or the one an identical request (`key`) read at most `ms` ago. */
 export function sharedPage<T>(
@@ -21,15 +21,8 @@ export function sharedPage<T>(
   read: () => Promise<T>,
 ): Promise<T> {
   if (ms <= 0) return read();
-  let pages = shared.get(database);
-  if (!pages) {
-    const made = new Map<string, Kept>();
-    onCommitted(database, () => made.clear());
-    shared.set(database, made);
-    pages = made;
-  }
-  const kept = pages as Map<string, Kept<T>>;
-  return readKept(kept, key, ms, read, (entry) => put(kept, key, entry, ms));
+  const pages = pagesOf<T>(database);
+  return readKept(pages, key, ms, read, (entry) => put(pages, key, entry, ms));
 }
 
 /** Keeps `entry` as the newest page, dropping the expired ones and the oldest past the cap. */

@@ -48,19 +48,23 @@ export function readKept<T>(
   return made.value;
 }
 
-const copies = new WeakMap<Database, Map<string, Kept>>();
-
-/** The copies kept of `database` (dropped at each commit of this process's indexer). */
-function keptOf(database: Database): Map<string, Kept> {
-  let kept = copies.get(database);
-  if (!kept) {
-    const made = new Map<string, Kept>();
-    onCommitted(database, () => made.clear());
-    copies.set(database, made);
-    kept = made;
-  }
-  return kept;
+/** Maps of kept values, one per database, each emptied at every commit of this process's indexer. */
+export function keptPerDatabase(): <T>(database: Database) => Map<string, Kept<T>> {
+  const maps = new WeakMap<Database, Map<string, Kept>>();
+  return <T>(database: Database) => {
+    let kept = maps.get(database);
+    if (!kept) {
+      const made = new Map<string, Kept>();
+      onCommitted(database, () => made.clear());
+      maps.set(database, made);
+      kept = made;
+    }
+    return kept as Map<string, Kept<T>>;
+  };
 }
+
+/** The copies kept of each database. */
+const keptOf = keptPerDatabase();
 
 /** What `read` gives, from a copy named `name` at most `ms` old (a failed read is not kept). */
 export function recentCopy<T>(
@@ -69,5 +73,5 @@ export function recentCopy<T>(
   ms: number,
   read: () => Promise<T>,
 ): Promise<T> {
-  return readKept(keptOf(database) as Map<string, Kept<T>>, name, ms, read);
+  return readKept(keptOf<T>(database), name, ms, read);
 }
