@@ -961,7 +961,10 @@ async function refreshBoth(
     `- (every market row marked for rebuilding in ${((performance.now() - t) / 1000).toFixed(0)} s)`,
   );
   let full: { s: number; tokens: number } | undefined;
+  const readsFrom = Date.now();
   const readsDuring = await readWhile(async () => (full = await run()));
+  // The machine's own stalls meanwhile (see the reads above): in a refresh's long run, how many.
+  const stalls = machineStalls.filter((st) => st.at >= readsFrom && st.ms > 10).map((st) => st.ms);
   const done = full as unknown as { s: number; tokens: number };
   // The native price the next refresh finds moved (its feed then reads as unavailable).
   await sql`update market_state set native_usd = 2000`.execute(database.db);
@@ -980,7 +983,7 @@ async function refreshBoth(
     `- incremental right after, the native USD price moved meanwhile (tokens with trades since or in the last 24 h): ${incremental.tokens.toLocaleString('en')} tokens in ${incremental.s.toFixed(1)} s; rows it did not recompute and left as they were: ${Number(after[0]?.n).toLocaleString('en')} of ${Number(rows[0]?.n).toLocaleString('en')}`,
   );
   console.log(
-    `- token list by trending meanwhile (as shipped), ${CLIENTS} clients at ${RATE} a second each: p50 ${ms(readsDuring.p50)} ms, p99 ${ms(readsDuring.p99)} ms (${readsDuring.n} requests)`,
+    `- token list by trending meanwhile (as shipped), ${CLIENTS} clients at ${RATE} a second each: p50 ${ms(readsDuring.p50)} ms, p99 ${ms(readsDuring.p99)} ms (${readsDuring.n} requests); meanwhile the machine's probe woke over 10 ms late ${stalls.length} times (at most ${ms(Math.max(0, ...stalls), 0)} ms), and the read clients' own event loop was held up at most ${ms(readsDuring.stalledMs ?? null, 0)} ms`,
   );
   return { fullS: done.s, readsDuring };
 }
