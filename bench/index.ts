@@ -248,7 +248,7 @@ const HOST_SECONDS = 10;
  * The host's pauses, before anything of the bench runs: processes that keep one core busy (then both)
  * for HOST_SECONDS each (bench/machineProbe.ts spin); how often, and how long at most, one was paused
  * over 10 ms. On the bench's VM a core was taken for 10-12 ms about once a second when both were busy,
- * real-time priority or not, and for a few ms at most when one was (docs/DESIGN.md).
+ * real-time priority or not, and for a few ms at most when one was (docs/BENCHMARKS.md).
  */
 async function hostPauses(cores: number): Promise<{ over10: number; worstMs: number }> {
   const spins = Array.from({ length: cores }, () => {
